@@ -1,0 +1,53 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "QueuePlayer",
+    products: [
+        .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
+        .executable(name: "playerctl", targets: ["playerctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMpg123",
+            pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        .target(
+            name: "QueuePlayer",
+            dependencies: [
+                "CMpg123",
+                "CPulse",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "playerctl",
+            dependencies: [
+                "QueuePlayer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "QueuePlayerTests",
+            dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "playerctlTests",
+            dependencies: ["playerctl"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Turns one item into interleaved stereo Float32 frames.
+///
+/// Contract:
+/// - After a successful `init`, ``format``, ``frameCount`` and ``metadata`` are final and exact: the frame count is
+///   known before the first frame is decoded, and it excludes encoder delay and padding (gapless).
+/// - ``decode(into:)`` fills the front of the span with whole frames and returns how many; 0 means the item ended.
+/// - Decoding may block on file I/O. Call it from a decoding thread, never from an audio callback.
+///
+/// Threading: an instance is used by one thread at a time and is not `Sendable`; hand it over, do not share it.
+public protocol AudioDecoder: AnyObject {
+    /// The file being decoded.
+    var url: URL { get }
+    /// The layout of the frames ``decode(into:)`` produces; always stereo.
+    var format: AudioFormat { get }
+    /// The exact number of frames in the item.
+    var frameCount: Int { get }
+    /// The item's tags.
+    var metadata: ItemMetadata { get }
+    /// Decodes frames into the front of `destination` (interleaved, `format.channelCount` samples a frame) and
+    /// returns how many frames were written; 0 at the end of the item. Throws ``DecoderError`` with code
+    /// ``DecoderError/Code/truncated`` once, at the end, when the file stopped short of what it announced.
+    func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int
+    /// Moves so that the next frame decoded is `frame` (0-based, sample-exact).
+    func seek(toFrame frame: Int) throws(DecoderError)
+}

@@ -1,0 +1,288 @@
+import CMpg123
+import Foundation
+import Logging
+
+/// Decodes a local MP3 (MPEG-1, 2 and 2.5 layer III, and layers I and II) with libmpg123.
+///
+/// - Gapless: LAME/Xing encoder delay and padding are removed, so a 5.000 s item at 44.1 kHz is 220,500 frames.
+/// - Exact length: the whole file is scanned when it is opened, so ``frameCount`` is exact for VBR too.
+/// - Mono items are delivered as stereo (libmpg123 duplicates the channel), in Float32 at the file's own rate.
+/// - Garbage between frames is skipped (libmpg123 resynchronises); each skip is logged as a warning naming the
+///   file and the byte offset, and counted in ``skippedBytes``.
+///
+/// This is the only file that imports libmpg123, and the unsafe pointers below are libmpg123's own buffers: the
+/// frame pointer returned by `mpg123_decode_frame` stays valid until the next call on the same handle, and the
+/// handle is used by one thread at a time (the type is not `Sendable`).
+public final class MPG123Decoder: AudioDecoder {
+    public let url: URL
+    public let format: AudioFormat
+    public let frameCount: Int
+    public let metadata: ItemMetadata
+    /// Bytes of garbage skipped so far while resynchronising.
+    public private(set) var skippedBytes = 0
+
+    private let handle: OpaquePointer
+    private let logger: Logger
+    /// The frames libmpg123 announced before scanning (from the Xing/LAME header); more than ``frameCount`` means
+    /// the file was cut short.
+    private let announcedFrameCount: Int
+    private var pendingSamples: UnsafePointer<Float>?
+    private var pendingFrameCount = 0
+    private var framesDelivered = 0
+    private var truncationReported = false
+    private var expectedStreamOffset: Int?
+
+    /// Opens and scans `url`. Throws a ``DecoderError`` naming the file when it is missing, unreadable, empty or
+    /// not MPEG audio. `logger` receives resync warnings.
+    public init(url: URL, logger: Logger) throws(DecoderError) {
+        self.url = url
+        self.logger = logger
+        try Self.checkReadableFile(url)
+
+        var status: Int32 = 0
+        guard let handle = mpg123_new(nil, &status) else {
+            throw DecoderError(
+                .libraryFailure, url: url, reason: "libmpg123 could not start: \(Self.message(for: status))",
+                suggestion: "Check that libmpg123 is installed correctly (apt-get install libmpg123-0)")
+        }
+        self.handle = handle
+        do throws(DecoderError) {
+            try Self.configure(handle, url: url)
+            guard mpg123_open(handle, url.path) == MPG123_OK.rawValue else {
+                throw Self.error(.unreadable, url: url, handle: handle, suggestion: "Check the file's permissions")
+            }
+            var rate = 0
+            var channels: Int32 = 0
+            var encoding: Int32 = 0
+            guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
+                let detail = String(cString: mpg123_strerror(handle))
+                throw DecoderError(
+                    .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found (libmpg123: \(detail))",
+                    suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
+            }
+            announcedFrameCount = max(0, mpg123_length(handle))
+            guard mpg123_scan(handle) == MPG123_OK.rawValue else {
+                throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
+            }
+            let scannedFrameCount = mpg123_length(handle)
+            guard scannedFrameCount > 0 else {
+                throw DecoderError(
+                    .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found",
+                    suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
+            }
+            format = .stereo(sampleRate: rate)
+            frameCount = scannedFrameCount
+            metadata = Self.readMetadata(handle)
+        } catch {
+            mpg123_delete(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    public func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
+        let channels = format.channelCount
+        let capacity = destination.count / channels
+        var written = 0
+        while written < capacity {
+            if pendingFrameCount == 0, try !decodeNextFrame() {
+                break
+            }
+            let count = min(pendingFrameCount, capacity - written)
+            if let source = pendingSamples {
+                destination.withUnsafeMutableBufferPointer { target in
+                    target.baseAddress!.advanced(by: written * channels).update(from: source, count: count * channels)
+                }
+                pendingSamples = source.advanced(by: count * channels)
+            }
+            pendingFrameCount -= count
+            written += count
+        }
+        framesDelivered += written
+        if written == 0 {
+            try reportTruncationOnce()
+        }
+        return written
+    }
+
+    public func seek(toFrame frame: Int) throws(DecoderError) {
+        guard (0...frameCount).contains(frame) else {
+            throw DecoderError(
+                .seekOutOfRange, url: url, reason: "frame \(frame) is outside 0...\(frameCount)",
+                suggestion: "Seek to a time within the item's duration")
+        }
+        let reached = mpg123_seek(handle, frame, SEEK_SET)
+        guard reached >= 0 else {
+            throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
+        }
+        pendingSamples = nil
+        pendingFrameCount = 0
+        expectedStreamOffset = nil
+        framesDelivered = reached
+    }
+
+    /// Decodes the next MPEG frame into libmpg123's buffer. Returns false at the end of the item.
+    private func decodeNextFrame() throws(DecoderError) -> Bool {
+        while true {
+            var frameNumber = 0
+            var audio: UnsafeMutablePointer<UInt8>?
+            var byteCount = 0
+            let status = mpg123_decode_frame(handle, &frameNumber, &audio, &byteCount)
+            switch status {
+            case MPG123_OK.rawValue:
+                noteResync()
+                guard let audio, byteCount > 0 else { continue }
+                pendingSamples = UnsafeRawPointer(audio).assumingMemoryBound(to: Float.self)
+                pendingFrameCount = byteCount / (MemoryLayout<Float>.size * format.channelCount)
+                return true
+            case MPG123_NEW_FORMAT.rawValue:
+                continue
+            case MPG123_DONE.rawValue:
+                return false
+            default:
+                throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
+            }
+        }
+    }
+
+    /// Compares where this frame started with where the previous one ended; a difference is skipped garbage.
+    private func noteResync() {
+        var info = mpg123_frameinfo2()
+        let frameEnd = mpg123_tell_stream(handle)
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, frameEnd >= 0 else { return }
+        let frameLength = Int(info.framesize) + 4
+        let frameStart = frameEnd - frameLength
+        if let expected = expectedStreamOffset, frameStart > expected {
+            let skipped = frameStart - expected
+            skippedBytes += skipped
+            logger.warning(
+                "skipped damaged data and resynchronised",
+                metadata: ["file": "\(url.path)", "offset": "\(expected)", "bytes": "\(skipped)"])
+        }
+        expectedStreamOffset = frameEnd
+    }
+
+    private func reportTruncationOnce() throws(DecoderError) {
+        guard !truncationReported else { return }
+        truncationReported = true
+        let spf = Int(mpg123_spf(handle))
+        if announcedFrameCount - frameCount >= max(spf, 1) {
+            throw DecoderError(
+                .truncated, url: url,
+                reason: "the file ends early: its header announces \(announcedFrameCount) frames, it holds \(frameCount)",
+                suggestion: "The file was cut short (an interrupted copy or download); fetch it again")
+        }
+    }
+
+    private static func checkReadableFile(_ url: URL) throws(DecoderError) {
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw DecoderError(
+                .fileNotFound, url: url, reason: "no such file",
+                suggestion: "Check the path, or remove the item from the queue")
+        }
+        guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path) else {
+            throw DecoderError(
+                .unreadable, url: url, reason: isDirectory.boolValue ? "it is a directory" : "permission denied",
+                suggestion: isDirectory.boolValue ? "Queue the MP3 files inside it" : "Check the file's permissions")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if size == 0 {
+            throw DecoderError(
+                .empty, url: url, reason: "the file is empty",
+                suggestion: "Replace it with a complete copy, or remove it from the queue")
+        }
+    }
+
+    /// How many bytes of damage libmpg123 may skip to find the next frame (its default, 1 KiB, gives up on a
+    /// few seconds of scratch in a file that plays fine after it).
+    public static let resyncLimit = 65_536
+
+    private static func configure(_ handle: OpaquePointer, url: URL) throws(DecoderError) {
+        let flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
+        var ok = mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0) == MPG123_OK.rawValue
+        ok = ok && mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0)
+            == MPG123_OK.rawValue
+        ok = ok && mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), resyncLimit, 0) == MPG123_OK.rawValue
+        ok = ok && mpg123_format_none(handle) == MPG123_OK.rawValue
+        var rates: UnsafePointer<Int>?
+        var rateCount = 0
+        mpg123_rates(&rates, &rateCount)
+        for index in 0..<rateCount {
+            guard let rate = rates?[index] else { break }
+            ok = ok && mpg123_format(
+                handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_FLOAT_32.rawValue)) == MPG123_OK.rawValue
+        }
+        guard ok else {
+            throw error(
+                .libraryFailure, url: url, handle: handle,
+                suggestion: "This libmpg123 build lacks float output; install Debian's libmpg123-0")
+        }
+    }
+
+    private static func readMetadata(_ handle: OpaquePointer) -> ItemMetadata {
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_meta_check(handle) & MPG123_ID3 != 0, mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue else {
+            return ItemMetadata()
+        }
+        let fromV2 = v2.map { readID3v2($0.pointee) } ?? ItemMetadata()
+        let fromV1 = v1.map { readID3v1($0.pointee) } ?? ItemMetadata()
+        return fromV2.filling(from: fromV1)
+    }
+
+    /// Reads TIT2, TPE1 and TALB; a frame may hold several NUL-separated values (ID3v2.4), all UTF-8 by now.
+    private static func readID3v2(_ tag: mpg123_id3v2) -> ItemMetadata {
+        var metadata = ItemMetadata()
+        for index in 0..<tag.texts {
+            let field = tag.text[index]
+            let id = withUnsafeBytes(of: field.id) { String(decoding: $0, as: UTF8.self) }
+            var text = field.text
+            let values = strings(in: &text)
+            guard !values.isEmpty else { continue }
+            switch id {
+            case "TIT2": metadata.title = values.joined(separator: " / ")
+            case "TPE1": metadata.artists = values
+            case "TALB": metadata.album = values.joined(separator: " / ")
+            default: break
+            }
+        }
+        return metadata
+    }
+
+    private static func readID3v1(_ tag: mpg123_id3v1) -> ItemMetadata {
+        func field<T>(_ value: T) -> String? {
+            let text = withUnsafeBytes(of: value) { bytes in
+                String(bytes: bytes.prefix { $0 != 0 }, encoding: .isoLatin1) ?? ""
+            }.trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        return ItemMetadata(title: field(tag.title), artists: field(tag.artist).map { [$0] } ?? [], album: field(tag.album))
+    }
+
+    private static func strings(in text: inout mpg123_string) -> [String] {
+        guard let base = text.p, text.fill > 0 else { return [] }
+        let bytes = UnsafeRawBufferPointer(start: base, count: text.fill)
+        // libmpg123 converts UTF-16 to UTF-8 but keeps the byte order marks of the second and later values.
+        return bytes.split(separator: 0)
+            .map { String(decoding: $0, as: UTF8.self).trimmingPrefix("\u{FEFF}") }
+            .map(String.init)
+            .filter { !$0.isEmpty }
+    }
+
+    private static func message(for status: Int32) -> String {
+        String(cString: mpg123_plain_strerror(status))
+    }
+
+    private static func error(
+        _ code: DecoderError.Code, url: URL, handle: OpaquePointer, suggestion: String
+    ) -> DecoderError {
+        let reason = String(cString: mpg123_strerror(handle))
+        return DecoderError(code, url: url, reason: "libmpg123: \(reason)", suggestion: suggestion)
+    }
+}

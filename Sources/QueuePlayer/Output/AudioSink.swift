@@ -1,0 +1,34 @@
+/// Somewhere decoded audio goes: a PulseAudio stream, or the in-process ``NullSink``.
+///
+/// Contract:
+/// - ``start(format:renderer:)`` opens output in one format and from then on pulls frames by calling
+///   ``Renderer/render(into:)`` from the sink's own thread. When a render reports the end of the stream, the sink
+///   stops asking until ``resumeAfterEndOfStream()``.
+/// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:)`` again.
+/// - ``latencyFrames()`` counts frames handed over but not yet heard; the player subtracts it to report what is
+///   audible.
+/// - A failure after start (the server died) is reported once through the failure handler, on a thread of the
+///   sink's; the handler must not call back into the sink synchronously.
+///
+/// Threading: every method may be called from any thread except the sink's render thread; calls are serialised
+/// by the sink. Implementations are `Sendable`.
+public protocol AudioSink: AnyObject, Sendable {
+    /// A name for logs, such as `PulseAudio (unix:/run/pulse/native)` or `null sink (unpaced)`.
+    var name: String { get }
+    /// Opens output in `format` and starts pulling frames from `renderer`.
+    func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError)
+    /// Pauses (PulseAudio: corks) or resumes output. Frames already handed over are kept.
+    func setPaused(_ paused: Bool)
+    /// Throws away frames handed over but not yet played.
+    func flush()
+    /// Blocks until every frame handed over has been heard. Throws if the output fails meanwhile.
+    func drain() throws(AudioSinkError)
+    /// Starts pulling again after a render reported the end of the stream and new frames were written.
+    func resumeAfterEndOfStream()
+    /// Frames handed over but not yet heard.
+    func latencyFrames() -> Int
+    /// Stops output and releases the stream. Safe to call twice.
+    func stop()
+    /// Sets the closure told about failures after start.
+    func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void)
+}

@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
+/// decoded. Tests use it to play minutes of audio in milliseconds and to record exactly what was rendered.
+///
+/// Everything it renders counts as heard the moment it is rendered (``latencyFrames()`` is 0). Its thread renders
+/// ``periodFrames`` a call into a buffer allocated once at start, so the render loop allocates nothing.
+public final class NullSink: AudioSink {
+    /// How the sink's thread keeps time.
+    public enum Pacing: Sendable, Equatable {
+        /// One period every `periodFrames / sampleRate` seconds, like a sound card.
+        case realTime
+        /// As fast as the queue is decoded.
+        case unpaced
+    }
+
+    public let pacing: Pacing
+    /// Frames rendered per call.
+    public let periodFrames: Int
+    public var name: String { pacing == .realTime ? "null sink (real time)" : "null sink (unpaced)" }
+
+    private let recording: SampleRing?
+    private let state = Mutex<State>(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let isPaused = Atomic<Bool>(false)
+    private let generation = Atomic<Int>(0)
+    private let renderedEverything = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var renderer: Renderer?
+        var format: AudioFormat?
+    }
+
+    /// Creates a null sink. With `recordingFrames > 0` it also keeps the first `recordingFrames` frames it renders
+    /// (rounded up to a power of two), for ``takeRecording()``.
+    public init(pacing: Pacing, periodFrames: Int = 1024, recordingFrames: Int = 0) {
+        self.pacing = pacing
+        self.periodFrames = periodFrames
+        recording = recordingFrames > 0 ? SampleRing(minimumCapacity: recordingFrames * Renderer.channelCount) : nil
+    }
+
+    public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
+        stop()
+        state.withLock { $0 = State(renderer: renderer, format: format) }
+        let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
+        let thread = Thread { [self] in run(renderer: renderer, format: format, generation: myGeneration) }
+        thread.name = "QueuePlayer.NullSink"
+        thread.start()
+    }
+
+    public func setPaused(_ paused: Bool) {
+        isPaused.store(paused, ordering: .releasing)
+        wake.signal()
+    }
+
+    public func flush() {}
+
+    public func drain() throws(AudioSinkError) {
+        guard let renderer = state.withLock({ $0.renderer }) else { return }
+        while !renderer.hasRenderedEverything, state.withLock({ $0.renderer }) != nil {
+            _ = renderedEverything.wait(timeout: .now() + .milliseconds(50))
+        }
+    }
+
+    public func resumeAfterEndOfStream() {
+        wake.signal()
+    }
+
+    public func latencyFrames() -> Int { 0 }
+
+    public func stop() {
+        generation.add(1, ordering: .acquiringAndReleasing)
+        state.withLock { $0 = State() }
+        wake.signal()
+        renderedEverything.signal()
+    }
+
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+
+    /// Returns and forgets the recorded samples (interleaved stereo Float32), in render order.
+    public func takeRecording() -> [Float] {
+        guard let recording else { return [] }
+        var samples: [Float] = []
+        samples.reserveCapacity(recording.readableCount)
+        recording.read(maximum: .max) { samples.append(contentsOf: $0.withUnsafeBufferPointer { Array($0) }) }
+        return samples
+    }
+
+    private func run(renderer: Renderer, format: AudioFormat, generation myGeneration: Int) {
+        var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
+        let period = DispatchTimeInterval.nanoseconds(periodFrames * 1_000_000_000 / format.sampleRate)
+        var deadline = DispatchTime.now()
+        while generation.load(ordering: .acquiring) == myGeneration {
+            if isPaused.load(ordering: .acquiring) {
+                wake.wait()
+                deadline = .now()
+                continue
+            }
+            let result = buffer.withUnsafeMutableBufferPointer { pointer in
+                var span = pointer.mutableSpan
+                return renderer.render(into: &span, underrun: pacing == .unpaced ? .stopShort : .padWithSilence)
+            }
+            record(buffer, frameCount: result.frameCount)
+            if pacing == .unpaced, result.frameCount == 0, !result.reachedEndOfStream {
+                renderer.waitForFrames(timeout: .now() + .milliseconds(100))
+                continue
+            }
+            if result.reachedEndOfStream {
+                renderedEverything.signal()
+                if result.frameCount == 0 {
+                    wake.wait()
+                    deadline = .now()
+                    continue
+                }
+            }
+            if pacing == .realTime {
+                deadline = deadline + period
+                while DispatchTime.now() < deadline, generation.load(ordering: .acquiring) == myGeneration {
+                    _ = wake.wait(timeout: deadline)
+                }
+            }
+        }
+    }
+
+    /// Copies the first `frameCount` frames of `buffer` into the recording, while it has room. Lock-free.
+    private func record(_ buffer: [Float], frameCount: Int) {
+        guard let recording else { return }
+        let total = frameCount * Renderer.channelCount
+        var offset = 0
+        while offset < total {
+            let written = recording.write { target in
+                let count = min(target.count, total - offset)
+                for index in 0..<count { target[index] = buffer[offset + index] }
+                return count
+            }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,357 @@
+import CPulse
+import Foundation
+import Logging
+
+/// Plays through a PulseAudio server with the asynchronous API on a `pa_threaded_mainloop`.
+///
+/// - The server is reached at ``serverAddress`` (`unix:/path`, `tcp:host:port`) or, when that is nil, where
+///   libpulse looks by default (`$PULSE_SERVER`, then `$XDG_RUNTIME_DIR/pulse/native`). Autospawn is off.
+/// - Frames go out as signed 16-bit, converted by the ``Renderer`` exactly as libmpg123 would.
+/// - Pause corks the stream; flush discards what the server holds; drain waits until everything was heard.
+/// - A server that dies is reported once through the failure handler; no call hangs on a dead server.
+///
+/// Why `@unchecked Sendable` and the raw pointers are safe: every libpulse object here is touched only with the
+/// threaded main loop's lock held, either by a public method (which takes it) or by a libpulse callback (which
+/// libpulse runs on the loop's thread with the lock held). The mutable fields below are guarded by that same
+/// lock. Callbacks find `self` through an unretained pointer; `deinit` clears every callback before the object
+/// goes away. The write callback renders straight into libpulse's own buffer (`pa_stream_begin_write`), so the
+/// audio path allocates nothing of ours.
+public final class PulseAudioSink: AudioSink, @unchecked Sendable {
+    /// The address given at init, or nil for libpulse's default.
+    public let serverAddress: String?
+    public var name: String { "PulseAudio (\(Self.describe(serverAddress)))" }
+
+    /// Target buffering in the server, in milliseconds: what a cork cannot take back is at most this much.
+    public static let targetLatencyMilliseconds = 50
+
+    private let logger: Logger
+    private let mainloop: OpaquePointer
+    private let context: OpaquePointer
+    // Guarded by the main loop lock:
+    private var stream: OpaquePointer?
+    private var renderer: Renderer?
+    private var format: AudioFormat?
+    private var stoppedAtEndOfStream = false
+    private var failureHandler: (@Sendable (AudioSinkError) -> Void)?
+    private var failureReported = false
+    private var wasReady = false
+    private var timerFired = false
+
+    /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
+    /// naming the address tried and how to start a server.
+    public init(server: String? = nil, applicationName: String = "QueuePlayer", logger: Logger) throws(AudioSinkError) {
+        serverAddress = server
+        self.logger = logger
+        guard let mainloop = pa_threaded_mainloop_new() else {
+            throw AudioSinkError(.serverUnreachable, reason: "libpulse could not create a main loop",
+                                 suggestion: "Check that libpulse0 is installed")
+        }
+        self.mainloop = mainloop
+        guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
+            pa_threaded_mainloop_free(mainloop)
+            throw AudioSinkError(.serverUnreachable, reason: "libpulse could not create a context",
+                                 suggestion: "Check that libpulse0 is installed")
+        }
+        self.context = context
+        try connect()
+    }
+
+    deinit {
+        stop()
+        pa_threaded_mainloop_lock(mainloop)
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        pa_threaded_mainloop_unlock(mainloop)
+        pa_threaded_mainloop_stop(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+    }
+
+    private func connect() throws(AudioSinkError) {
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        pa_context_set_state_callback(context, { _, userdata in
+            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
+        }, userdata)
+        let failure: AudioSinkError? = withServerCString { server in
+            guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+                return unreachableError()
+            }
+            guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+                return AudioSinkError(.serverUnreachable, reason: "libpulse could not start its thread",
+                                      suggestion: "Check the process limits")
+            }
+            pa_threaded_mainloop_lock(mainloop)
+            defer { pa_threaded_mainloop_unlock(mainloop) }
+            while true {
+                let state = pa_context_get_state(context)
+                if state == PA_CONTEXT_READY {
+                    wasReady = true
+                    return nil
+                }
+                if cpulse_context_is_good(state) == 0 {
+                    return unreachableError()
+                }
+                pa_threaded_mainloop_wait(mainloop)
+            }
+        }
+        if let failure {
+            pa_threaded_mainloop_stop(mainloop)
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_unref(context)
+            pa_threaded_mainloop_free(mainloop)
+            throw failure
+        }
+        logger.debug("connected to PulseAudio", metadata: ["server": "\(Self.describe(serverAddress))"])
+    }
+
+    private func withServerCString<T>(_ body: (UnsafePointer<CChar>?) -> T) -> T {
+        guard let serverAddress else { return body(nil) }
+        return serverAddress.withCString { body($0) }
+    }
+
+    private func unreachableError() -> AudioSinkError {
+        let cause = String(cString: pa_strerror(pa_context_errno(context)))
+        return AudioSinkError(
+            .serverUnreachable,
+            reason: "no PulseAudio server answered at \(Self.describe(serverAddress)) (\(cause))",
+            suggestion: "Start one (`pulseaudio --start`, or `scripts/pulse-server start` in this repository), "
+                + "or pass --server unix:/path/to/native or tcp:host:port")
+    }
+
+    /// The address libpulse will try, for messages.
+    static func describe(_ server: String?) -> String {
+        if let server { return server }
+        let environment = ProcessInfo.processInfo.environment
+        if let fromEnvironment = environment["PULSE_SERVER"], !fromEnvironment.isEmpty { return fromEnvironment }
+        let runtime = environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
+        return "unix:\(runtime)/pulse/native"
+    }
+
+    // MARK: AudioSink
+
+    public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
+        stop()
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        var spec = pa_sample_spec(
+            format: PA_SAMPLE_S16LE, rate: UInt32(format.sampleRate), channels: UInt8(format.channelCount))
+        guard let stream = pa_stream_new(context, "QueuePlayer", &spec, nil) else {
+            throw streamError("PulseAudio refused a \(format) stream")
+        }
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(stream, { _, userdata in
+            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged()
+        }, userdata)
+        pa_stream_set_write_callback(stream, { _, bytes, userdata in
+            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().fill(requestedBytes: bytes)
+        }, userdata)
+        self.stream = stream
+        self.renderer = renderer
+        self.format = format
+        stoppedAtEndOfStream = false
+        let bytesPerFrame = UInt32(format.channelCount * MemoryLayout<Int16>.size)
+        let targetBytes = UInt32(format.sampleRate * Self.targetLatencyMilliseconds / 1000) * bytesPerFrame
+        var attributes = pa_buffer_attr(
+            maxlength: .max, tlength: targetBytes, prebuf: .max, minreq: .max, fragsize: .max)
+        let flags = pa_stream_flags_t(
+            rawValue: PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+                | PA_STREAM_ADJUST_LATENCY.rawValue)
+        guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0 else {
+            throw streamError("PulseAudio refused to connect the playback stream")
+        }
+        while true {
+            let state = pa_stream_get_state(stream)
+            if state == PA_STREAM_READY { break }
+            if cpulse_stream_is_good(state) == 0 {
+                throw streamError("the PulseAudio playback stream failed to start")
+            }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        logger.debug("PulseAudio stream ready", metadata: ["format": "\(format)"])
+    }
+
+    public func setPaused(_ paused: Bool) {
+        withStream { stream in
+            waitFor(pa_stream_cork(stream, paused ? 1 : 0, Self.signalOnCompletion, mainloopPointer))
+        }
+    }
+
+    public func flush() {
+        withStream { stream in waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer)) }
+    }
+
+    /// Waits until the server has read every byte of the stream and its sink has played them, then confirms with
+    /// `pa_stream_drain`. Servers whose sink never rewinds (a null sink with `norewinds=1`, as used to record the
+    /// monitor) acknowledge a drain only once the stream buffer is already empty, so emptiness is awaited first,
+    /// from the stream's timing information, on main loop timers. A corked stream waits until it is uncorked.
+    public func drain() throws(AudioSinkError) {
+        let completed = withStream { stream -> Bool in
+            while true {
+                guard waitFor(pa_stream_update_timing_info(stream, Self.signalOnCompletion, mainloopPointer)),
+                    self.stream == stream
+                else { return self.stream != stream }
+                guard let timing = pa_stream_get_timing_info(stream)?.pointee, let format else { return false }
+                let buffered = timing.write_index - timing.read_index
+                let bytesPerSecond = Int64(format.sampleRate * format.channelCount * MemoryLayout<Int16>.size)
+                let wait = buffered > 0 ? pa_usec_t(buffered * 1_000_000 / bytesPerSecond) : timing.sink_usec
+                guard sleepOnMainloop(microseconds: min(wait, 100_000)) else { return false }
+                guard self.stream == stream else { return true }
+                if buffered <= 0 { break }
+            }
+            return waitFor(pa_stream_drain(stream, Self.signalOnCompletion, mainloopPointer)) || self.stream != stream
+        }
+        if completed == false {
+            throw AudioSinkError(
+                .serverDisconnected, reason: "PulseAudio at \(Self.describe(serverAddress)) went away while draining",
+                suggestion: "Restart the server and play the item again")
+        }
+    }
+
+    public func resumeAfterEndOfStream() {
+        withStream { stream in
+            guard stoppedAtEndOfStream else { return }
+            stoppedAtEndOfStream = false
+            let writable = pa_stream_writable_size(stream)
+            if writable > 0, writable != .max {
+                fill(requestedBytes: writable)
+            }
+            waitFor(pa_stream_trigger(stream, Self.signalOnCompletion, mainloopPointer))
+        }
+    }
+
+    public func latencyFrames() -> Int {
+        withStream { stream in
+            var microseconds: pa_usec_t = 0
+            var negative: Int32 = 0
+            guard pa_stream_get_latency(stream, &microseconds, &negative) == 0, negative == 0,
+                let rate = format?.sampleRate
+            else { return 0 }
+            return Int(microseconds) * rate / 1_000_000
+        } ?? 0
+    }
+
+    public func stop() {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream else { return }
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_disconnect(stream)
+        pa_stream_unref(stream)
+        self.stream = nil
+        renderer = nil
+    }
+
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
+        pa_threaded_mainloop_lock(mainloop)
+        failureHandler = handler
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    // MARK: Main loop thread (lock held)
+
+    /// The write callback: renders into libpulse's buffer until the request is met or the stream ends.
+    private func fill(requestedBytes: Int) {
+        guard let stream, let renderer, !stoppedAtEndOfStream else { return }
+        let bytesPerFrame = Renderer.channelCount * MemoryLayout<Int16>.size
+        var remaining = requestedBytes
+        while remaining >= bytesPerFrame {
+            var data: UnsafeMutableRawPointer?
+            var bytes = remaining
+            guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes >= bytesPerFrame else { return }
+            let sampleCount = bytes / bytesPerFrame * Renderer.channelCount
+            let samples = UnsafeMutableBufferPointer(
+                start: data.bindMemory(to: Int16.self, capacity: sampleCount), count: sampleCount)
+            var span = samples.mutableSpan
+            let result = renderer.render(into: &span)
+            if result.frameCount > 0 {
+                pa_stream_write(stream, data, result.frameCount * bytesPerFrame, nil, 0, PA_SEEK_RELATIVE)
+            } else {
+                pa_stream_cancel_write(stream)
+            }
+            remaining -= result.frameCount * bytesPerFrame
+            if result.reachedEndOfStream {
+                stoppedAtEndOfStream = true
+                return
+            }
+        }
+    }
+
+    private func contextStateChanged() {
+        pa_threaded_mainloop_signal(mainloop, 0)
+        let state = pa_context_get_state(context)
+        if wasReady, cpulse_context_is_good(state) == 0 {
+            reportFailure(AudioSinkError(
+                .serverDisconnected,
+                reason: "the PulseAudio server at \(Self.describe(serverAddress)) went away "
+                    + "(\(String(cString: pa_strerror(pa_context_errno(context)))))",
+                suggestion: "Restart the server, then start playback again"))
+        }
+    }
+
+    private func streamStateChanged() {
+        pa_threaded_mainloop_signal(mainloop, 0)
+        guard let stream, pa_stream_get_state(stream) == PA_STREAM_FAILED else { return }
+        reportFailure(streamError("the PulseAudio playback stream failed"))
+    }
+
+    private func reportFailure(_ error: AudioSinkError) {
+        guard !failureReported else { return }
+        failureReported = true
+        logger.error("audio output failed: \(error)")
+        failureHandler?(error)
+    }
+
+    // MARK: Helpers
+
+    /// The main loop as callback userdata, for ``signalOnCompletion``.
+    private var mainloopPointer: UnsafeMutableRawPointer { UnsafeMutableRawPointer(mainloop) }
+
+    private static let signalOnCompletion: pa_stream_success_cb_t = { _, _, mainloop in
+        pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
+    }
+
+    /// Runs `body` with the lock held and a live stream; nil when there is no stream.
+    @discardableResult
+    private func withStream<T>(_ body: (OpaquePointer) -> T) -> T? {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream else { return nil }
+        return body(stream)
+    }
+
+    /// Sleeps on a main loop timer (lock held, released while waiting). False when the server went away.
+    private func sleepOnMainloop(microseconds: pa_usec_t) -> Bool {
+        timerFired = false
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        guard let event = pa_context_rttime_new(context, pa_rtclock_now() + max(microseconds, 1_000), { _, _, _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            sink.timerFired = true
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }, userdata) else { return false }
+        defer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(event) }
+        while !timerFired {
+            guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return false }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        return true
+    }
+
+    /// Waits (lock held) until `operation` completes; false when the server went away first.
+    @discardableResult
+    private func waitFor(_ operation: OpaquePointer?) -> Bool {
+        guard let operation else { return false }
+        defer { pa_operation_unref(operation) }
+        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
+            guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return false }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        return pa_operation_get_state(operation) == PA_OPERATION_DONE
+    }
+
+    private func streamError(_ what: String) -> AudioSinkError {
+        let cause = String(cString: pa_strerror(pa_context_errno(context)))
+        return AudioSinkError(.streamFailed, reason: "\(what) (\(cause))",
+                              suggestion: "Check the server's sinks with `pactl list short sinks`")
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+
+extension PlaybackEngine {
+    /// The event thread: follows the audible position and posts the events that fall due, in order. When the
+    /// queue has been decoded and heard, it drains the sink and posts ``PlaybackEvent/queueFinished``.
+    func runEvents() {
+        while !isShuttingDown {
+            let audible = audibleFrame()
+            let (events, nextFrame, queueDone) = state.withLock { state in
+                let events = state.timeline.advance(toAudibleFrame: audible)
+                let done = state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
+                    && !state.queueFinishedReported
+                return (events, state.timeline.nextEventFrame, done)
+            }
+            events.forEach(post)
+            if queueDone {
+                finishQueue()
+                continue
+            }
+            if let nextFrame, renderer.hasRenderedEverything, nextFrame <= renderer.position.read().ringFrames {
+                // All that is due is in the sink's buffer and nothing follows it. A sink that has run dry may stop
+                // updating its latency, so ask it to confirm the end instead of estimating it.
+                guard drainOutput() else { return }
+                continue
+            }
+            waitForAudibleFrame(nextFrame)
+        }
+    }
+
+    /// Sleeps until ring frame `frame` is likely to be audible, or for a short while when nothing is scheduled.
+    private func waitForAudibleFrame(_ frame: Int?) {
+        guard let frame else {
+            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .milliseconds(100))
+            return
+        }
+        let rendered = renderer.position.read().ringFrames
+        if rendered < frame {
+            renderer.waitUntilRendered(ringFrame: frame, timeout: .now() + .milliseconds(250))
+            return
+        }
+        // Rendered but still in the sink's buffer: sleep for the part of the latency that is left.
+        let rate = status().current?.format.sampleRate ?? 44_100
+        let framesLeft = max(1, frame - audibleFrame())
+        let wait = min(250_000, framesLeft * 1_000_000 / rate)
+        renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .microseconds(wait))
+    }
+
+    private func finishQueue() {
+        guard drainOutput() else { return }
+        let stillDone = state.withLock { state -> Bool in
+            guard state.pending.isEmpty, state.decoderIsIdle, !state.queueFinishedReported else { return false }
+            state.queueFinishedReported = true
+            return true
+        }
+        if stillDone {
+            post(.queueFinished)
+        }
+    }
+}

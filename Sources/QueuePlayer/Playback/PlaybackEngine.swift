@@ -1,0 +1,180 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Plays a queue of items, back to back in one stream, through an ``AudioSink``.
+///
+/// Items of the same format join with no gap and no overlap: the next item is decoded into the same ring while the
+/// current one is still playing. When the format changes (sample rate), the stream is drained and reopened at the
+/// boundary, so nothing is resampled and nothing clicks. An item that cannot be opened or decoded fails alone
+/// (``PlaybackEvent/itemFailed(_:_:)``) and the queue goes on.
+///
+/// Threads: every public method may be called from any thread or task. The engine runs two threads of its own:
+/// a decoding thread (file I/O and libmpg123) and an event thread (maps the audible position to events, drains
+/// the output). Events are delivered through ``events``; none is produced on the audio callback path.
+public final class PlaybackEngine: Sendable {
+    /// Creates a decoder for a file. Called on the decoding thread.
+    public typealias DecoderFactory = @Sendable (URL, Logger) throws(DecoderError) -> any AudioDecoder
+
+    /// A snapshot of what is playing, for status displays. Computed on demand; safe from any thread.
+    public struct Status: Sendable, Equatable {
+        /// The item being heard, if any.
+        public var current: ItemInfo?
+        /// Frames of the current item heard so far.
+        public var elapsedFrames: Int
+        /// True between ``play()`` and ``pause()``.
+        public var isPlaying: Bool
+
+        /// Seconds of the current item heard so far.
+        public var elapsed: Double { current.map { $0.format.seconds(forFrames: elapsedFrames) } ?? 0 }
+    }
+
+    /// The events, in the order they are heard. Meant for one consumer; finishes after ``shutdown()``.
+    public let events: AsyncStream<PlaybackEvent>
+
+    let sink: any AudioSink
+    let renderer: Renderer
+    let logger: Logger
+    let makeDecoder: DecoderFactory
+    let state = Mutex<State>(State())
+    let eventContinuation: AsyncStream<PlaybackEvent>.Continuation
+    /// Every ring frame before this one has been heard, as confirmed by a drain.
+    let heardThroughFrame = Atomic<Int>(0)
+    /// Wakes the decoding thread: items were queued, or the engine is shutting down.
+    let decoderWake = DispatchSemaphore(value: 0)
+
+    struct State {
+        var nextEntryID = 1
+        var pending: [QueueEntry] = []
+        var timeline = PlaybackTimeline()
+        var isPlaying = false
+        var threadsStarted = false
+        var isShuttingDown = false
+        var decoderIsIdle = false
+        var queueFinishedReported = false
+        var outputError: AudioSinkError?
+    }
+
+    /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
+    /// default holds about 0.75 s). `logger` receives warnings about items and the output.
+    public init(
+        sink: any AudioSink, logger: Logger, bufferFrames: Int = 32_768,
+        makeDecoder: @escaping DecoderFactory = { url, logger throws(DecoderError) in
+            try MPG123Decoder(url: url, logger: logger)
+        }
+    ) {
+        self.sink = sink
+        self.logger = logger
+        self.makeDecoder = makeDecoder
+        renderer = Renderer(bufferFrames: bufferFrames)
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        sink.setFailureHandler { [weak self] error in self?.outputFailed(error) }
+    }
+
+    /// Appends files to the queue and returns their entries. Files are opened only when their turn to be decoded
+    /// comes; a bad one is reported then, as an event, and skipped.
+    @discardableResult
+    public func enqueue(_ urls: [URL]) -> [QueueEntry] {
+        let entries = state.withLock { state -> [QueueEntry] in
+            let entries = urls.map { url in
+                defer { state.nextEntryID += 1 }
+                return QueueEntry(id: state.nextEntryID, url: url)
+            }
+            state.pending.append(contentsOf: entries)
+            state.queueFinishedReported = false
+            return entries
+        }
+        decoderWake.signal()
+        return entries
+    }
+
+    /// Starts or resumes playback. The first call starts the engine's threads.
+    public func play() {
+        let startThreads = state.withLock { state -> Bool in
+            guard !state.isShuttingDown else { return false }
+            state.isPlaying = true
+            defer { state.threadsStarted = true }
+            return !state.threadsStarted
+        }
+        if startThreads {
+            startThread(named: "QueuePlayer.decode") { $0.runDecoding() }
+            startThread(named: "QueuePlayer.events") { $0.runEvents() }
+        } else {
+            sink.setPaused(false)
+        }
+    }
+
+    /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
+    public func pause() {
+        state.withLock { $0.isPlaying = false }
+        sink.setPaused(true)
+    }
+
+    /// What is being heard now.
+    public func status() -> Status {
+        let audible = audibleFrame()
+        return state.withLock { state in
+            let current = state.timeline.current
+            let elapsed = current.map { min(max(0, audible - $0.startFrame), $0.info?.frameCount ?? 0) } ?? 0
+            return Status(current: current?.info, elapsedFrames: elapsed, isPlaying: state.isPlaying)
+        }
+    }
+
+    /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Safe to call twice.
+    public func shutdown() {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.isShuttingDown = true }
+            return !state.isShuttingDown
+        }
+        guard wasRunning else { return }
+        decoderWake.signal()
+        renderer.wakeProgressWaiter()
+        sink.stop()
+        eventContinuation.finish()
+    }
+
+    /// The ring frame being heard now: estimated from the sink's latency, and never less than what a drain
+    /// confirmed.
+    func audibleFrame() -> Int {
+        let estimate = renderer.position.read().audibleRingFrame(latencyFrames: sink.latencyFrames())
+        return max(estimate, heardThroughFrame.load(ordering: .acquiring))
+    }
+
+    /// Waits until the sink has played everything handed to it, then records that as heard. On failure, posts
+    /// ``PlaybackEvent/outputFailed(_:)`` and returns false. Any engine thread.
+    func drainOutput() -> Bool {
+        let handedOver = renderer.position.read().ringFrames
+        do {
+            try sink.drain()
+        } catch {
+            outputFailed(error)
+            return false
+        }
+        heardThroughFrame.max(handedOver, ordering: .acquiringAndReleasing)
+        return true
+    }
+
+    func post(_ event: PlaybackEvent) {
+        eventContinuation.yield(event)
+    }
+
+    var isShuttingDown: Bool { state.withLock { $0.isShuttingDown || $0.outputError != nil } }
+
+    func outputFailed(_ error: AudioSinkError) {
+        let first = state.withLock { state -> Bool in
+            defer { state.outputError = state.outputError ?? error }
+            return state.outputError == nil
+        }
+        guard first else { return }
+        post(.outputFailed(error))
+        decoderWake.signal()
+        renderer.wakeProgressWaiter()
+    }
+
+    private func startThread(named name: String, _ body: @escaping @Sendable (PlaybackEngine) -> Void) {
+        let thread = Thread { [self] in body(self) }
+        thread.name = name
+        thread.start()
+    }
+}

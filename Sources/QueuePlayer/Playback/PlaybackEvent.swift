@@ -1,0 +1,18 @@
+/// Something that happened to the queue, in the order a listener hears it.
+///
+/// Events are posted from the engine's event thread, never from the audio callback, and only once what they
+/// describe is audible: an item "starts" when its first frame leaves the sink, not when it is decoded.
+public enum PlaybackEvent: Sendable, Equatable {
+    /// The first frame of an item is being heard.
+    case itemStarted(ItemInfo)
+    /// The last frame of an item has been heard (AVFoundation: did play to end time).
+    case itemFinished(QueueEntry)
+    /// An item could not be played to its end: it could not be opened, or decoding stopped early. Posted where the
+    /// item would have been heard, so the order of events is the order of the queue
+    /// (AVFoundation: failed to play to end time).
+    case itemFailed(QueueEntry, DecoderError)
+    /// Every queued item has been heard and the output has drained.
+    case queueFinished
+    /// The audio output failed (for example, the PulseAudio server went away). Playback has stopped.
+    case outputFailed(AudioSinkError)
+}

@@ -1,0 +1,78 @@
+/// Maps positions in the renderer's frame stream to queue entries, and turns the audible position into events.
+///
+/// The decoding thread appends segments as it writes items into the ring; the event thread advances the audible
+/// position. A plain value: the engine keeps it under its lock.
+struct PlaybackTimeline {
+    struct Segment {
+        let entry: QueueEntry
+        /// Nil for an item that failed before producing any frame.
+        let info: ItemInfo?
+        /// Ring frame of the item's first frame.
+        let startFrame: Int
+        /// Ring frame just past the item's last frame; nil while it is still being decoded.
+        var endFrame: Int?
+        /// Why the item stopped before its end, if it did.
+        var failure: DecoderError?
+        var hasStarted = false
+    }
+
+    /// Segments not yet fully reported, in stream order.
+    private(set) var segments: [Segment] = []
+
+    var isEmpty: Bool { segments.isEmpty }
+
+    /// The item being heard: started and not finished.
+    var current: Segment? { segments.first { $0.hasStarted } }
+
+    /// Starts a segment for an opened item at ring frame `frame`.
+    mutating func begin(_ info: ItemInfo, atFrame frame: Int) {
+        segments.append(Segment(entry: info.entry, info: info, startFrame: frame))
+    }
+
+    /// Ends the open segment at `frame`, with `failure` when decoding stopped early.
+    mutating func endCurrent(atFrame frame: Int, failure: DecoderError?) {
+        guard let last = segments.indices.last, segments[last].endFrame == nil else { return }
+        segments[last].endFrame = frame
+        segments[last].failure = failure
+    }
+
+    /// Records an item that failed to open, at ring frame `frame`: reported once everything before it is heard.
+    mutating func recordFailure(_ entry: QueueEntry, _ error: DecoderError, atFrame frame: Int) {
+        segments.append(Segment(entry: entry, info: nil, startFrame: frame, endFrame: frame, failure: error))
+    }
+
+    /// Forgets every segment (the queue was cleared or the stream restarted).
+    mutating func removeAll() {
+        segments.removeAll()
+    }
+
+    /// Moves the audible position to `frame` and returns the events now due, in order.
+    mutating func advance(toAudibleFrame frame: Int) -> [PlaybackEvent] {
+        var events: [PlaybackEvent] = []
+        while let segment = segments.first {
+            if !segment.hasStarted, let info = segment.info, frame > segment.startFrame {
+                segments[0].hasStarted = true
+                events.append(.itemStarted(info))
+            }
+            guard let end = segment.endFrame, frame >= end, segment.info == nil || segments[0].hasStarted
+                || segment.startFrame == end
+            else { break }
+            if let failure = segment.failure {
+                events.append(.itemFailed(segment.entry, failure))
+            } else {
+                events.append(.itemFinished(segment.entry))
+            }
+            segments.removeFirst()
+        }
+        return events
+    }
+
+    /// The ring frame whose hearing makes the next event due, or nil when that depends on decoding still to come.
+    var nextEventFrame: Int? {
+        guard let segment = segments.first else { return nil }
+        if !segment.hasStarted, segment.info != nil, segment.endFrame != segment.startFrame {
+            return segment.startFrame + 1
+        }
+        return segment.endFrame
+    }
+}

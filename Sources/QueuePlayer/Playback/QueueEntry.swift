@@ -1,0 +1,47 @@
+import Foundation
+
+/// One queued item: a file, and an id that stays the same for as long as the entry is queued.
+///
+/// A value type, safe to pass between threads. Two entries for the same file are distinct entries.
+public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConvertible {
+    /// Unique within one ``PlaybackEngine``; assigned in queue order.
+    public let id: Int
+    /// The file to play.
+    public let url: URL
+
+    /// Creates an entry. Engines assign ids; tests may too.
+    public init(id: Int, url: URL) {
+        self.id = id
+        self.url = url
+    }
+
+    /// The file name (`URL.lastPathComponent`), as the seed's label shows it.
+    public var displayName: String { url.lastPathComponent }
+
+    public var description: String { "#\(id) \(url.path)" }
+}
+
+/// What is known about an entry once its file has been opened: format, exact length and tags.
+///
+/// A value type, safe to pass between threads.
+public struct ItemInfo: Hashable, Sendable {
+    /// The entry this describes.
+    public let entry: QueueEntry
+    /// The decoded format (always stereo).
+    public let format: AudioFormat
+    /// The exact length in frames, gapless.
+    public let frameCount: Int
+    /// The tags.
+    public let metadata: ItemMetadata
+
+    /// Creates item information.
+    public init(entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata) {
+        self.entry = entry
+        self.format = format
+        self.frameCount = frameCount
+        self.metadata = metadata
+    }
+
+    /// The length in seconds.
+    public var duration: Double { format.seconds(forFrames: frameCount) }
+}

@@ -1,0 +1,189 @@
+import Dispatch
+import Synchronization
+
+/// The single render path shared by every sink: it copies decoded frames from the ring into the sink's buffer,
+/// converts them to the sink's sample type, and publishes how far rendering has come.
+///
+/// Threads:
+/// - ``render(into:)`` is called by one sink thread at a time (the PulseAudio write callback, the `NullSink`
+///   thread, or a test). It only copies, converts, writes silence and touches atomics; it never allocates, locks,
+///   logs or blocks. Its wake-ups are `DispatchSemaphore.signal()` calls, which do not block and are made only
+///   when a waiter asked for one.
+/// - The decoding thread is the only producer (``write(_:)``, ``markEndOfStream()``).
+/// - Any thread may read ``position`` and ask for a discard or a wake-up.
+public final class Renderer: Sendable {
+    /// Samples a frame: every decoder delivers stereo.
+    public static let channelCount = 2
+
+    /// What to do when the ring runs dry before the end of the stream.
+    public enum UnderrunPolicy: Sendable {
+        /// Fill the rest with silence, as a sound card needs (the silence is counted as an underrun).
+        case padWithSilence
+        /// Stop short; the caller waits with ``waitForFrames(timeout:)`` (sinks that are not paced by hardware).
+        case stopShort
+    }
+
+    /// What one ``render(into:underrun:)`` call did.
+    public struct Result: Equatable, Sendable {
+        /// Frames written to the destination, silence included; the sink should play exactly these.
+        public var frameCount: Int
+        /// Of those, the frames that came from the queue (the rest is silence after an underrun).
+        public var queuedFrameCount: Int
+        /// True when the queue has nothing more for now: the producer marked the end and the ring is empty.
+        /// The destination was not padded, so a sink can stop asking until ``AudioSink/resumeAfterEndOfStream()``.
+        public var reachedEndOfStream: Bool
+    }
+
+    let ring: SampleRing
+    let position = RenderPosition()
+    private let discardTarget = Atomic<Int>(0)
+    /// Nothing is written yet, so the stream starts out ended: sinks wait for ``AudioSink/resumeAfterEndOfStream()``.
+    private let endOfStreamIndex = Atomic<Int>(0)
+    private let underrunFrames = Atomic<Int>(0)
+    private let producerIsWaiting = Atomic<Bool>(false)
+    private let spaceAvailable = DispatchSemaphore(value: 0)
+    private let wakeAtRingFrame = Atomic<Int>(Int.max)
+    private let progressed = DispatchSemaphore(value: 0)
+    private let consumerIsWaiting = Atomic<Bool>(false)
+    private let framesAvailable = DispatchSemaphore(value: 0)
+
+    /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
+    public init(bufferFrames: Int = 32_768) {
+        ring = SampleRing(minimumCapacity: bufferFrames * Self.channelCount)
+    }
+
+    /// Frames of silence written so far because the ring ran dry before the end of the stream (glitches).
+    public var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
+
+    // MARK: Render thread
+
+    /// Fills `destination` (interleaved stereo) from the ring and returns what was written. On an underrun it
+    /// follows `underrun`; at the end of the stream it always stops short. Audio callback safe (see the type).
+    public func render<Sample: PCMSample>(
+        into destination: inout MutableSpan<Sample>, underrun: UnderrunPolicy = .padWithSilence
+    ) -> Result {
+        let channels = Self.channelCount
+        let frames = destination.count / channels
+        let target = discardTarget.load(ordering: .acquiring)
+        if target > ring.consumedCount {
+            ring.skip(to: target)
+        }
+        var copiedSamples = 0
+        ring.read(maximum: frames * channels) { samples in
+            for index in samples.indices {
+                destination[copiedSamples + index] = Sample(decoded: samples[index])
+            }
+            copiedSamples += samples.count
+        }
+        let copied = copiedSamples / channels
+        let consumed = ring.consumedCount
+        let ended = copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)
+        let written = ended || underrun == .stopShort ? copied : frames
+        for index in copiedSamples..<(written * channels) {
+            destination[index] = .silence
+        }
+        if written > copied {
+            underrunFrames.add(written - copied, ordering: .relaxed)
+        }
+        var snapshot = position.read()
+        snapshot.sinkFrames += written
+        snapshot.ringFrames = consumed / channels
+        if copied > 0 {
+            snapshot.sinkFramesAtLastRingFrame = snapshot.sinkFrames - (written - copied)
+        }
+        position.publish(snapshot)
+        signalWaiters(ringFrame: snapshot.ringFrames)
+        return Result(frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended)
+    }
+
+    private func signalWaiters(ringFrame: Int) {
+        if producerIsWaiting.load(ordering: .acquiring), producerIsWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+            spaceAvailable.signal()
+        }
+        let wakeAt = wakeAtRingFrame.load(ordering: .acquiring)
+        if ringFrame >= wakeAt,
+            wakeAtRingFrame.compareExchange(expected: wakeAt, desired: .max, ordering: .acquiringAndReleasing).exchanged
+        {
+            progressed.signal()
+        }
+    }
+
+    /// Blocks a sink that is not paced by hardware until frames are readable, the end of the stream is marked, or
+    /// `timeout` passes. Not for audio callbacks: it blocks.
+    public func waitForFrames(timeout: DispatchTime) {
+        consumerIsWaiting.store(true, ordering: .releasing)
+        if ring.readableCount > 0 || hasRenderedEverything {
+            consumerIsWaiting.store(false, ordering: .releasing)
+            return
+        }
+        _ = framesAvailable.wait(timeout: timeout)
+    }
+
+    // MARK: Producer (decoding thread)
+
+    /// Frames the producer has written since the renderer was made: the ring index of the next frame written.
+    var producedFrames: Int { ring.producedCount / Self.channelCount }
+
+    /// Copies decoded frames in through `body`, which fills the span it is given and returns frames written.
+    /// Producer thread only. Clears an end-of-stream mark first, so the renderer plays on.
+    func write(_ body: (inout MutableSpan<Float>) -> Int) -> Int {
+        endOfStreamIndex.store(.max, ordering: .releasing)
+        let written = ring.write { span in body(&span) * Self.channelCount } / Self.channelCount
+        wakeConsumer()
+        return written
+    }
+
+    private func wakeConsumer() {
+        if consumerIsWaiting.load(ordering: .acquiring), consumerIsWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+            framesAvailable.signal()
+        }
+    }
+
+    /// Free frames in the ring now.
+    var freeFrames: Int { ring.freeCount / Self.channelCount }
+
+    /// Blocks the producer until the renderer has consumed something and at least `frames` frames are free (or the
+    /// ring is empty), or `timeout` passes. Producer thread only; callers loop on their own condition.
+    func waitForSpace(frames: Int, timeout: DispatchTime) {
+        producerIsWaiting.store(true, ordering: .releasing)
+        if ring.freeCount >= min(frames, ring.capacity / Self.channelCount) * Self.channelCount {
+            producerIsWaiting.store(false, ordering: .releasing)
+            return
+        }
+        _ = spaceAvailable.wait(timeout: timeout)
+    }
+
+    /// Says that nothing follows what was written so far (the queue is exhausted, or a format change needs the
+    /// stream drained). The renderer then stops short instead of padding with silence. Producer thread only.
+    func markEndOfStream() {
+        endOfStreamIndex.store(ring.producedCount, ordering: .releasing)
+        wakeConsumer()
+    }
+
+    /// True when everything written has been rendered and the end is marked.
+    var hasRenderedEverything: Bool {
+        ring.consumedCount >= endOfStreamIndex.load(ordering: .acquiring)
+    }
+
+    // MARK: Any thread
+
+    /// Makes the renderer drop everything written before now (a skip or a seek). Takes effect at the next render.
+    func discardWrittenFrames() {
+        discardTarget.store(ring.producedCount, ordering: .releasing)
+    }
+
+    /// Ends a ``waitUntilRendered(ringFrame:timeout:)`` early (the timeline changed, or the engine is stopping).
+    func wakeProgressWaiter() {
+        progressed.signal()
+    }
+
+    /// Blocks until the renderer has consumed ring frame `frame`, or until `timeout`. One waiting thread at a time.
+    func waitUntilRendered(ringFrame frame: Int, timeout: DispatchTime) {
+        wakeAtRingFrame.store(frame, ordering: .releasing)
+        if position.read().ringFrames >= frame {
+            wakeAtRingFrame.store(.max, ordering: .releasing)
+            return
+        }
+        _ = progressed.wait(timeout: timeout)
+    }
+}

@@ -1,0 +1,93 @@
+import Synchronization
+
+/// A lock-free ring of interleaved Float32 samples with exactly one producer thread and one consumer thread.
+///
+/// Indices count samples since the ring was made and only grow, so `write - read` is the fill level and no index
+/// ever wraps in practice (2^63 samples). The producer alone moves `write`; the consumer alone moves `read`.
+///
+/// Why `@unchecked Sendable` and raw memory are safe here: `storage` is one fixed allocation, freed in `deinit`.
+/// The producer touches only the free region `[write, read + capacity)` and publishes it with a releasing store of
+/// `write`; the consumer touches only `[read, write)`, loaded with an acquiring load, and hands the region back with
+/// a releasing store of `read`, which the producer loads acquiring. No sample is ever visible to both at once.
+/// Nothing here allocates or locks after `init`, so the consumer side is safe on the audio callback path.
+final class SampleRing: @unchecked Sendable {
+    /// Samples the ring holds; a power of two.
+    let capacity: Int
+    private let mask: Int
+    private let storage: UnsafeMutablePointer<Float>
+    private let writeIndex = Atomic<Int>(0)
+    private let readIndex = Atomic<Int>(0)
+
+    /// Allocates a ring of at least `minimumCapacity` samples (rounded up to a power of two).
+    init(minimumCapacity: Int) {
+        var size = 1
+        while size < minimumCapacity { size <<= 1 }
+        capacity = size
+        mask = size - 1
+        storage = .allocate(capacity: size)
+        storage.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    // MARK: Producer side (one thread)
+
+    /// Total samples written so far. Exact on the producer thread; a lower bound elsewhere.
+    var producedCount: Int { writeIndex.load(ordering: .acquiring) }
+
+    /// Samples the producer may write now.
+    var freeCount: Int { capacity - (writeIndex.load(ordering: .relaxed) - readIndex.load(ordering: .acquiring)) }
+
+    /// Hands `body` the largest contiguous free region and publishes the first `n` samples it reports written.
+    /// Producer thread only. Returns `n`.
+    @discardableResult
+    func write(_ body: (inout MutableSpan<Float>) -> Int) -> Int {
+        let write = writeIndex.load(ordering: .relaxed)
+        let free = capacity - (write - readIndex.load(ordering: .acquiring))
+        let start = write & mask
+        let contiguous = min(free, capacity - start)
+        guard contiguous > 0 else { return 0 }
+        let region = UnsafeMutableBufferPointer(start: storage + start, count: contiguous)
+        var span = region.mutableSpan
+        let written = body(&span)
+        precondition((0...contiguous).contains(written), "a ring writer reported more samples than it was given")
+        writeIndex.store(write + written, ordering: .releasing)
+        return written
+    }
+
+    // MARK: Consumer side (one thread)
+
+    /// Total samples consumed (read or skipped) so far.
+    var consumedCount: Int { readIndex.load(ordering: .acquiring) }
+
+    /// Samples ready for the consumer.
+    var readableCount: Int { writeIndex.load(ordering: .acquiring) - readIndex.load(ordering: .relaxed) }
+
+    /// Passes up to `maximum` readable samples to `body` in at most two contiguous pieces, in order, then releases
+    /// them to the producer. Consumer thread only; does not allocate. Returns the samples consumed.
+    @discardableResult
+    func read(maximum: Int, _ body: (Span<Float>) -> Void) -> Int {
+        let read = readIndex.load(ordering: .relaxed)
+        let count = min(maximum, writeIndex.load(ordering: .acquiring) - read)
+        guard count > 0 else { return 0 }
+        let start = read & mask
+        let first = min(count, capacity - start)
+        body(UnsafeBufferPointer(start: storage + start, count: first).span)
+        if first < count {
+            body(UnsafeBufferPointer(start: storage, count: count - first).span)
+        }
+        readIndex.store(read + count, ordering: .releasing)
+        return count
+    }
+
+    /// Drops readable samples up to index `target` (never past what was written). Consumer thread only.
+    func skip(to target: Int) {
+        let read = readIndex.load(ordering: .relaxed)
+        let end = min(target, writeIndex.load(ordering: .acquiring))
+        if end > read {
+            readIndex.store(end, ordering: .releasing)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The exit statuses of `playerctl daemon`, as documented in its help.
+enum ExitStatus {
+    /// Every item was played to its end.
+    static let success = ExitCode(0)
+    /// The audio output could not be opened or failed during playback.
+    static let outputFailed = ExitCode(1)
+    /// Playback finished, but at least one item could not be played (each was reported on stderr).
+    static let itemsFailed = ExitCode(2)
+
+    static let helpText = """
+        Exit status: 0 when every item played to its end; 1 when the audio output could not be opened or failed;
+        2 when playback finished but some items failed (each is reported on stderr); 64 on a usage error.
+        """
+}

@@ -1,0 +1,37 @@
+import Foundation
+import QueuePlayer
+
+/// The live status line on the terminal: `▶ 01-morning.mp3  0:03 / 0:08`.
+///
+/// Written to standard output only when it is a terminal; rewritten in place with a carriage return.
+/// Used from one task at a time.
+struct StatusLine {
+    private let output = FileHandle.standardOutput
+    /// True when standard output is a terminal, so a status line makes sense.
+    static var isAvailable: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Redraws the line for `status`.
+    func render(_ status: PlaybackEngine.Status) {
+        guard let item = status.current else { return }
+        let symbol = status.isPlaying ? "▶" : "⏸"
+        let text = "\(symbol) \(item.entry.displayName)  \(Self.clock(status.elapsed)) / \(Self.clock(item.duration))"
+        write("\r\u{1B}[2K" + text)
+    }
+
+    /// Ends the line, so that later output starts on a fresh one.
+    func finish() {
+        write("\n")
+    }
+
+    private func write(_ text: String) {
+        output.write(Data(text.utf8))
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour on.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0
+            ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+    }
+}
