@@ -39,17 +39,44 @@ public final class MPG123Decoder: AudioDecoder {
         self.logger = logger
         try Self.checkReadableFile(url)
 
+        // The length, tags and seek index come from a scan on a handle of their own: a scan ends with a seek back to
+        // the start, after which libmpg123's output can differ from a fresh decode in the last bit (seen with
+        // MPEG-2 files). The decoding handle is never moved before playback, so it matches `mpg123 -w` exactly.
+        let scanner = try Self.openHandle(url)
+        defer { mpg123_delete(scanner) }
+        announcedFrameCount = max(0, mpg123_length(scanner))
+        guard mpg123_scan(scanner) == MPG123_OK.rawValue else {
+            throw Self.error(.decodingFailed, url: url, handle: scanner, suggestion: "The file may be damaged")
+        }
+        let scannedFrameCount = mpg123_length(scanner)
+        guard scannedFrameCount > 0 else {
+            throw DecoderError(
+                .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found",
+                suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
+        }
+        metadata = Self.readMetadata(scanner)
+        handle = try Self.openHandle(url)
+        var rate = 0
+        var channels: Int32 = 0
+        var encoding: Int32 = 0
+        mpg123_getformat(handle, &rate, &channels, &encoding)
+        format = .stereo(sampleRate: rate)
+        frameCount = scannedFrameCount
+        Self.copySeekIndex(from: scanner, to: handle)
+    }
+
+    /// A configured handle with `url` open and its first frame parsed. Throws ``DecoderError`` naming the file.
+    private static func openHandle(_ url: URL) throws(DecoderError) -> OpaquePointer {
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
             throw DecoderError(
                 .libraryFailure, url: url, reason: "libmpg123 could not start: \(Self.message(for: status))",
                 suggestion: "Check that libmpg123 is installed correctly (apt-get install libmpg123-0)")
         }
-        self.handle = handle
         do throws(DecoderError) {
-            try Self.configure(handle, url: url)
+            try configure(handle, url: url)
             guard mpg123_open(handle, url.path) == MPG123_OK.rawValue else {
-                throw Self.error(.unreadable, url: url, handle: handle, suggestion: "Check the file's permissions")
+                throw error(.unreadable, url: url, handle: handle, suggestion: "Check the file's permissions")
             }
             var rate = 0
             var channels: Int32 = 0
@@ -57,26 +84,24 @@ public final class MPG123Decoder: AudioDecoder {
             guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
                 let detail = String(cString: mpg123_strerror(handle))
                 throw DecoderError(
-                    .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found (libmpg123: \(detail))",
+                    .notMPEGAudio, url: url,
+                    reason: "not an MP3 file: no MPEG audio frame was found (libmpg123: \(detail))",
                     suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
             }
-            announcedFrameCount = max(0, mpg123_length(handle))
-            guard mpg123_scan(handle) == MPG123_OK.rawValue else {
-                throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
-            }
-            let scannedFrameCount = mpg123_length(handle)
-            guard scannedFrameCount > 0 else {
-                throw DecoderError(
-                    .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found",
-                    suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
-            }
-            format = .stereo(sampleRate: rate)
-            frameCount = scannedFrameCount
-            metadata = Self.readMetadata(handle)
+            return handle
         } catch {
             mpg123_delete(handle)
             throw error
         }
+    }
+
+    /// Gives the decoding handle the scanner's frame index, so that seeks need not read the file up to the target.
+    private static func copySeekIndex(from scanner: OpaquePointer, to handle: OpaquePointer) {
+        var offsets: UnsafeMutablePointer<Int>?
+        var step = 0
+        var fill = 0
+        guard mpg123_index(scanner, &offsets, &step, &fill) == MPG123_OK.rawValue, let offsets, fill > 0 else { return }
+        mpg123_set_index(handle, offsets, step, fill)
     }
 
     deinit {

@@ -22,15 +22,18 @@ public final class NullSink: AudioSink {
     public var name: String { pacing == .realTime ? "null sink (real time)" : "null sink (unpaced)" }
 
     private let recording: SampleRing?
-    private let state = Mutex<State>(State())
+    private let running = Mutex<RunningThread?>(nil)
     private let wake = DispatchSemaphore(value: 0)
     private let isPaused = Atomic<Bool>(false)
     private let generation = Atomic<Int>(0)
-    private let renderedEverything = DispatchSemaphore(value: 0)
+    /// Set by the sink thread once it has rendered and recorded everything up to the end of the stream.
+    private let isAtEndOfStream = Atomic<Bool>(false)
+    private let reachedEnd = DispatchSemaphore(value: 0)
 
-    private struct State {
-        var renderer: Renderer?
-        var format: AudioFormat?
+    private struct RunningThread {
+        var renderer: Renderer
+        /// Signalled by the thread as it exits, so that `stop()` can wait for it.
+        var exited: DispatchSemaphore
     }
 
     /// Creates a null sink. With `recordingFrames > 0` it also keeps the first `recordingFrames` frames it renders
@@ -43,9 +46,14 @@ public final class NullSink: AudioSink {
 
     public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
         stop()
-        state.withLock { $0 = State(renderer: renderer, format: format) }
+        let exited = DispatchSemaphore(value: 0)
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
-        let thread = Thread { [self] in run(renderer: renderer, format: format, generation: myGeneration) }
+        isAtEndOfStream.store(false, ordering: .releasing)
+        running.withLock { $0 = RunningThread(renderer: renderer, exited: exited) }
+        let thread = Thread { [self] in
+            run(renderer: renderer, format: format, generation: myGeneration)
+            exited.signal()
+        }
         thread.name = "QueuePlayer.NullSink"
         thread.start()
     }
@@ -57,10 +65,11 @@ public final class NullSink: AudioSink {
 
     public func flush() {}
 
+    /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
     public func drain() throws(AudioSinkError) {
-        guard let renderer = state.withLock({ $0.renderer }) else { return }
-        while !renderer.hasRenderedEverything, state.withLock({ $0.renderer }) != nil {
-            _ = renderedEverything.wait(timeout: .now() + .milliseconds(50))
+        while let renderer = running.withLock({ $0?.renderer }) {
+            if renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) { return }
+            _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
         }
     }
 
@@ -70,11 +79,13 @@ public final class NullSink: AudioSink {
 
     public func latencyFrames() -> Int { 0 }
 
+    /// Stops the sink thread and waits until it has exited, so that no render call follows.
     public func stop() {
         generation.add(1, ordering: .acquiringAndReleasing)
-        state.withLock { $0 = State() }
+        guard let thread = running.withLock({ state in defer { state = nil }; return state }) else { return }
         wake.signal()
-        renderedEverything.signal()
+        reachedEnd.signal()
+        thread.exited.wait()
     }
 
     public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
@@ -98,6 +109,7 @@ public final class NullSink: AudioSink {
                 deadline = .now()
                 continue
             }
+            isAtEndOfStream.store(false, ordering: .releasing)
             let result = buffer.withUnsafeMutableBufferPointer { pointer in
                 var span = pointer.mutableSpan
                 return renderer.render(into: &span, underrun: pacing == .unpaced ? .stopShort : .padWithSilence)
@@ -108,7 +120,8 @@ public final class NullSink: AudioSink {
                 continue
             }
             if result.reachedEndOfStream {
-                renderedEverything.signal()
+                isAtEndOfStream.store(true, ordering: .releasing)
+                reachedEnd.signal()
                 if result.frameCount == 0 {
                     wake.wait()
                     deadline = .now()

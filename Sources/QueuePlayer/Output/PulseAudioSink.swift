@@ -95,10 +95,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
         }
         if let failure {
-            pa_threaded_mainloop_stop(mainloop)
-            pa_context_set_state_callback(context, nil, nil)
-            pa_context_unref(context)
-            pa_threaded_mainloop_free(mainloop)
+            // Every stored property is set, so `deinit` runs after this throw and releases the loop and context.
             throw failure
         }
         logger.debug("connected to PulseAudio", metadata: ["server": "\(Self.describe(serverAddress))"])

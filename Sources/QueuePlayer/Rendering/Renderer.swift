@@ -125,10 +125,14 @@ public final class Renderer: Sendable {
     var producedFrames: Int { ring.producedCount / Self.channelCount }
 
     /// Copies decoded frames in through `body`, which fills the span it is given and returns frames written.
-    /// Producer thread only. Clears an end-of-stream mark first, so the renderer plays on.
+    /// Producer thread only. Clears an end-of-stream mark after publishing the frames: a render in between sees an
+    /// end, not an underrun, so it stops short (and waits for ``AudioSink/resumeAfterEndOfStream()``) instead of
+    /// padding silence into the stream.
     func write(_ body: (inout MutableSpan<Float>) -> Int) -> Int {
-        endOfStreamIndex.store(.max, ordering: .releasing)
         let written = ring.write { span in body(&span) * Self.channelCount } / Self.channelCount
+        if written > 0 {
+            endOfStreamIndex.store(.max, ordering: .releasing)
+        }
         wakeConsumer()
         return written
     }

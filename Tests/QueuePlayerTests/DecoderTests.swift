@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import QueuePlayer
+
+/// Decodes a whole item into one array, returning the samples and the error that ended decoding, if any.
+func decodeAll(_ decoder: any AudioDecoder) -> (samples: [Float], error: DecoderError?) {
+    var samples: [Float] = []
+    var chunk = [Float](repeating: 0, count: 4096 * 2)
+    while true {
+        do {
+            let frames = try chunk.withUnsafeMutableBufferPointer { pointer throws(DecoderError) -> Int in
+                var span = pointer.mutableSpan
+                return try decoder.decode(into: &span)
+            }
+            if frames == 0 { return (samples, nil) }
+            samples.append(contentsOf: chunk[0..<frames * 2])
+        } catch {
+            return (samples, error)
+        }
+    }
+}
+
+let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+@Suite("MPG123Decoder against mpg123 -w")
+struct DecoderTests {
+    @Test("a 5.000 s 44.1 kHz item is exactly 220,500 frames, known before decoding, and matches mpg123")
+    func gaplessLength() throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3("stereo-44k-5s"), logger: quietLogger)
+        #expect(decoder.frameCount == 220_500)
+        #expect(decoder.format == .stereo(sampleRate: 44_100))
+        let (samples, error) = decodeAll(decoder)
+        #expect(error == nil)
+        #expect(samples.count == 220_500 * 2)
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("stereo-44k-5s")) == nil)
+    }
+
+    @Test(
+        "every format decodes sample for sample like mpg123, with the exact length announced",
+        arguments: [
+            ("mono-44k", 44_100), ("stereo-48k", 48_000), ("vbr-44k", 44_100), ("mpeg2-22k", 22_050),
+            ("mpeg25-8k", 8_000), ("id3v23-utf16", 44_100), ("join-1", 44_100),
+        ])
+    func matchesReference(name: String, rate: Int) throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger)
+        let reference = try Fixtures.referenceFloat(name)
+        #expect(decoder.format == .stereo(sampleRate: rate))
+        #expect(decoder.frameCount * 2 == reference.count)
+        let (samples, error) = decodeAll(decoder)
+        #expect(error == nil)
+        #expect(samples.count == reference.count)
+        #expect(sampleDifference(samples, reference) == nil)
+    }
+
+    @Test("mono is delivered as two identical channels")
+    func monoBecomesStereo() throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3("mono-44k"), logger: quietLogger)
+        let samples = decodeAll(decoder).samples
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        let right = stride(from: 1, to: samples.count, by: 2).map { samples[$0] }
+        #expect(left == right)
+        #expect(left.contains { $0 != 0 })
+    }
+
+    @Test("seeking lands on the exact frame, for CBR and VBR", arguments: ["stereo-44k-5s", "vbr-44k"])
+    func sampleExactSeek(name: String) throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger)
+        let reference = try Fixtures.referenceFloat(name)
+        for frame in [12_345, 100_000, 1_151, 0] {
+            try decoder.seek(toFrame: frame)
+            let samples = decodeAll(decoder).samples
+            #expect(samples.count == reference.count - frame * 2)
+            #expect(sampleDifference(Array(samples.prefix(2048)), Array(reference[(frame * 2)..<(frame * 2 + 2048)])) == nil, "at \(frame)")
+        }
+        #expect(throws: DecoderError.self) { try decoder.seek(toFrame: decoder.frameCount + 1) }
+    }
+
+    @Test("ID3v2.3 UTF-16 text is decoded")
+    func id3v23UTF16() throws {
+        let metadata = try MPG123Decoder(url: Fixtures.mp3("id3v23-utf16"), logger: quietLogger).metadata
+        #expect(metadata == ItemMetadata(title: "Grüße aus Köln ♫", artists: ["Zoë Keating"], album: "Ελληνικά 東京"))
+    }
+
+    @Test("ID3v2.4 keeps several artists as a list, UTF-16 byte order marks removed")
+    func id3v24MultipleArtists() throws {
+        let metadata = try MPG123Decoder(url: Fixtures.mp3("id3v24-multi"), logger: quietLogger).metadata
+        #expect(metadata == ItemMetadata(title: "Duet", artists: ["Ana Ñúñez", "Bo Li 李"], album: "Two Voices"))
+    }
+
+    @Test("ID3v1 is read when there is no ID3v2 tag")
+    func id3v1() throws {
+        let metadata = try MPG123Decoder(url: Fixtures.mp3("id3v1"), logger: quietLogger).metadata
+        #expect(metadata == ItemMetadata(title: "Old Title", artists: ["Old Artist"], album: "Old Album"))
+    }
+
+    @Test("an untagged file has empty metadata")
+    func untagged() throws {
+        #expect(try MPG123Decoder(url: Fixtures.mp3("stereo-48k"), logger: quietLogger).metadata.isEmpty)
+    }
+
+    @Test(
+        "bad files are refused with an error that names them and says what to do",
+        arguments: [
+            ("does-not-exist", DecoderError.Code.fileNotFound, "no such file"),
+            ("empty", .empty, "empty"),
+            ("not-audio", .notMPEGAudio, "not an MP3 file"),
+        ])
+    func refusesBadFiles(name: String, code: DecoderError.Code, words: String) throws {
+        let url = Fixtures.mp3(name)
+        let error = #expect(throws: DecoderError.self) { try MPG123Decoder(url: url, logger: quietLogger) }
+        #expect(error?.code == code)
+        #expect(error?.description.contains(url.path) == true)
+        #expect(error?.description.contains(words) == true)
+        #expect(error?.suggestion.isEmpty == false)
+    }
+
+    @Test("a folder is refused as unreadable, naming it")
+    func refusesFolder() throws {
+        let error = #expect(throws: DecoderError.self) {
+            try MPG123Decoder(url: Fixtures.directory, logger: quietLogger)
+        }
+        #expect(error?.code == .unreadable)
+        #expect(error?.description.contains(Fixtures.directory.path) == true)
+    }
+
+    @Test("a truncated file plays what it holds, as mpg123 does, then reports the truncation")
+    func truncated() throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3("truncated"), logger: quietLogger)
+        let (samples, error) = decodeAll(decoder)
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("truncated")) == nil)
+        #expect(samples.count > 100_000)
+        #expect(error?.code == .truncated)
+        #expect(error?.description.contains("truncated.mp3") == true)
+    }
+
+    @Test("garbage in the middle is skipped with a warning, and the rest matches mpg123")
+    func resynchronises() throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3("corrupt-middle"), logger: quietLogger)
+        let (samples, error) = decodeAll(decoder)
+        #expect(error == nil)
+        #expect(decoder.skippedBytes >= 2_900)
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("corrupt-middle")) == nil)
+        #expect(samples.count > 200_000)
+    }
+}

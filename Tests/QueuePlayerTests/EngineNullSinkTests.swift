@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import QueuePlayer
+
+/// Plays `names` through an engine on an unpaced recording `NullSink`; returns the events up to the queue's end
+/// and the rendered samples.
+func playOnNullSink(_ urls: [URL], pacing: NullSink.Pacing = .unpaced) async throws
+    -> (events: [PlaybackEvent], samples: [Float])
+{
+    let sink = NullSink(pacing: pacing, recordingFrames: 2_000_000)
+    let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+    engine.enqueue(urls)
+    engine.play()
+    var events: [PlaybackEvent] = []
+    for await event in engine.events {
+        events.append(event)
+        if event == .queueFinished { break }
+    }
+    engine.shutdown()
+    return (events, sink.takeRecording())
+}
+
+/// The events names, for readable comparisons: "start join-1", "end join-1", "fail empty", "queue end".
+func eventNames(_ events: [PlaybackEvent]) -> [String] {
+    events.map { event in
+        func name(_ entry: QueueEntry) -> String { entry.url.deletingPathExtension().lastPathComponent }
+        switch event {
+        case .itemStarted(let item): return "start \(name(item.entry))"
+        case .itemFinished(let entry): return "end \(name(entry))"
+        case .itemFailed(let entry, let error): return "fail \(name(entry)) \(error.code)"
+        case .queueFinished: return "queue end"
+        case .outputFailed(let error): return "output failed \(error.code)"
+        }
+    }
+}
+
+@Suite("PlaybackEngine on the NullSink")
+struct EngineNullSinkTests {
+    @Test("three items join with no gap and no overlap, and events come in the order they are heard")
+    func backToBack() async throws {
+        let names = ["join-1", "join-2", "join-3"]
+        let (events, samples) = try await playOnNullSink(names.map(Fixtures.mp3))
+        let reference = try names.flatMap { try Fixtures.referenceFloat($0) }
+        #expect(sampleDifference(samples, reference) == nil)
+        #expect(eventNames(events) == [
+            "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
+        ])
+        if case .itemStarted(let first) = events.first {
+            #expect(first.frameCount == 66_150)
+            #expect(first.entry.id == 1)
+        }
+    }
+
+    @Test("a bad item fails alone, in its place, and the queue goes on")
+    func badItemsFailAlone() async throws {
+        let urls = ["join-1", "does-not-exist", "not-audio", "truncated", "empty", "join-2"].map(Fixtures.mp3)
+        let (events, samples) = try await playOnNullSink(urls)
+        #expect(eventNames(events) == [
+            "start join-1", "end join-1", "fail does-not-exist fileNotFound", "fail not-audio notMPEGAudio",
+            "start truncated", "fail truncated truncated", "fail empty empty", "start join-2", "end join-2",
+            "queue end",
+        ])
+        let reference = try ["join-1", "truncated", "join-2"].flatMap { try Fixtures.referenceFloat($0) }
+        #expect(sampleDifference(samples, reference) == nil)
+    }
+
+    @Test("a change of sample rate plays on, without losing or adding a frame")
+    func formatChange() async throws {
+        let names = ["join-1", "stereo-48k", "mpeg25-8k", "mono-44k", "join-2"]
+        let (events, samples) = try await playOnNullSink(names.map(Fixtures.mp3))
+        #expect(eventNames(events).filter { $0.hasPrefix("start") } == names.map { "start \($0)" })
+        #expect(events.last == .queueFinished)
+        let reference = try names.flatMap { try Fixtures.referenceFloat($0) }
+        #expect(sampleDifference(samples, reference) == nil)
+    }
+
+    @Test("the real-time null sink takes at least as long as the audio lasts")
+    func realTimePacing() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (events, samples) = try await playOnNullSink([Fixtures.mp3("join-1")], pacing: .realTime)
+        #expect(clock.now - started >= .milliseconds(1400))
+        #expect(eventNames(events) == ["start join-1", "end join-1", "queue end"])
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
+    }
+
+    @Test("pause holds the position and play resumes from the same frame")
+    func pauseAndResume() async throws {
+        let sink = NullSink(pacing: .realTime, recordingFrames: 200_000)
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("join-1")])
+        engine.play()
+        var iterator = engine.events.makeAsyncIterator()
+        #expect(await iterator.next().map { eventNames([$0]) } == ["start join-1"])
+        try await Task.sleep(for: .milliseconds(300))
+        engine.pause()
+        try await Task.sleep(for: .milliseconds(50))
+        let pausedAt = engine.status()
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(engine.status() == pausedAt)
+        #expect(pausedAt.isPlaying == false)
+        #expect(pausedAt.elapsedFrames > 0)
+        engine.play()
+        #expect(await iterator.next().map { eventNames([$0]) } == ["end join-1"])
+        #expect(await iterator.next() == .queueFinished)
+        engine.shutdown()
+        let reference = try Fixtures.referenceFloat("join-1")
+        #expect(sampleDifference(sink.takeRecording(), reference) == nil)
+    }
+
+    @Test("status reports the item being heard and how far into it")
+    func status() async throws {
+        let sink = NullSink(pacing: .realTime)
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("id3v24-multi")])
+        engine.play()
+        var iterator = engine.events.makeAsyncIterator()
+        _ = await iterator.next()
+        try await Task.sleep(for: .milliseconds(500))
+        let status = engine.status()
+        engine.shutdown()
+        #expect(status.current?.metadata.artists == ["Ana Ñúñez", "Bo Li 李"])
+        #expect(status.current?.duration == 3.0)
+        #expect(status.elapsed > 0.3 && status.elapsed < 3.0)
+        #expect(status.isPlaying)
+    }
+}

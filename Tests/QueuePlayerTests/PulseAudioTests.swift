@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import QueuePlayer
+
+/// Collects an engine's events until `last` or a time limit, so that a broken output fails the test, not hangs it.
+func events(
+    of engine: PlaybackEngine, until last: @escaping @Sendable (PlaybackEvent) -> Bool, within limit: Duration
+) async
+    -> [PlaybackEvent]
+{
+    await withTaskGroup(of: [PlaybackEvent].self) { group in
+        group.addTask {
+            var events: [PlaybackEvent] = []
+            for await event in engine.events {
+                events.append(event)
+                if last(event) { break }
+            }
+            return events
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            engine.shutdown()
+            return []
+        }
+        let events = await group.next() ?? []
+        group.cancelAll()
+        return events
+    }
+}
+
+@Suite("PulseAudio: a private server's null sink, recorded from its monitor", .serialized)
+struct PulseAudioTests {
+    @Test("three items play bit-exact, joined with no gap, and the queue ends after the last sample is heard")
+    func threeItemsBitExact() async throws {
+        let server = try PulseServer(name: "join")
+        let recording = try MonitorRecording(server: server)
+        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let names = ["join-1", "join-2", "join-3"]
+        engine.enqueue(names.map(Fixtures.mp3))
+        engine.play()
+        let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        let samples = recording.finish()
+        engine.shutdown()
+        #expect(eventNames(played) == [
+            "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
+        ])
+        let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
+        #expect(recordingDifference(samples, reference: reference) == nil)
+    }
+
+    @Test("pause corks the stream into silence, and play resumes without losing or repeating a frame")
+    func pauseAndResume() async throws {
+        let server = try PulseServer(name: "pause")
+        let recording = try MonitorRecording(server: server)
+        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        engine.play()
+        try await Task.sleep(for: .milliseconds(800))
+        engine.pause()
+        let pausedAt = engine.status().elapsedFrames
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(engine.status().elapsedFrames - pausedAt < 441, "the position moved while paused")
+        engine.play()
+        let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        let samples = recording.finish()
+        engine.shutdown()
+        #expect(eventNames(played).suffix(2) == ["end stereo-44k-5s", "queue end"])
+        let reference = try Fixtures.referenceInt16("stereo-44k-5s")
+        #expect(sampleDifference(soundingFrames(samples), soundingFrames(reference)) == nil)
+        // The pause shows as a run of silence of at least half a second inside the item.
+        let firstSound = try #require(samples.firstIndex { $0 != 0 })
+        let lastSound = try #require(samples.lastIndex { $0 != 0 })
+        let inside = samples[firstSound...lastSound]
+        var longestSilence = 0
+        var run = 0
+        for sample in inside {
+            run = sample == 0 ? run + 1 : 0
+            longestSilence = max(longestSilence, run)
+        }
+        #expect(longestSilence / 2 > 22_050)
+    }
+
+    @Test("a missing server is an error naming the address tried and how to start one")
+    func missingServer() throws {
+        let address = "unix:/tmp/queueplayer-no-such-server/native"
+        let error = #expect(throws: AudioSinkError.self) { try PulseAudioSink(server: address, logger: quietLogger) }
+        #expect(error?.code == .serverUnreachable)
+        #expect(error?.description.contains(address) == true)
+        #expect(error?.description.contains("pulseaudio --start") == true)
+    }
+
+    @Test("a server that dies during playback becomes an error event, not a crash or a hang")
+    func serverDies() async throws {
+        let server = try PulseServer(name: "dies")
+        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
+        engine.play()
+        var iterator = engine.events.makeAsyncIterator()
+        #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
+        server.stop()
+        let clock = ContinuousClock()
+        let stopped = clock.now
+        let rest = await events(of: engine, until: { if case .outputFailed = $0 { true } else { false } }, within: .seconds(10))
+        #expect(clock.now - stopped < .seconds(10), "the engine hung after the server died")
+        #expect(eventNames(rest).last == "output failed serverDisconnected")
+        engine.shutdown()
+    }
+}

@@ -1,0 +1,110 @@
+import Testing
+
+@testable import QueuePlayer
+
+@Suite("Renderer: the one render path every sink shares")
+struct RendererTests {
+    /// Writes `frames` frames into the renderer, each sample valued by its frame index, and returns the values.
+    @discardableResult
+    private func write(_ renderer: Renderer, frames: Int, startingAt first: Int = 0) -> [Float] {
+        let values = (0..<frames * 2).map { Float(first + $0 / 2) / 65_536 }
+        var offset = 0
+        while offset < values.count {
+            offset += renderer.write { span in
+                let count = min(span.count, values.count - offset) / 2
+                for index in 0..<count * 2 { span[index] = values[offset + index] }
+                return count
+            } * 2
+        }
+        return values
+    }
+
+    private func render<Sample: PCMSample>(
+        _ renderer: Renderer, frames: Int, as _: Sample.Type, underrun: Renderer.UnderrunPolicy = .padWithSilence
+    ) -> ([Sample], Renderer.Result) {
+        var buffer = [Sample](repeating: Sample(decoded: 0.999), count: frames * 2)
+        let result = buffer.withUnsafeMutableBufferPointer { pointer in
+            var span = pointer.mutableSpan
+            return renderer.render(into: &span, underrun: underrun)
+        }
+        return (buffer, result)
+    }
+
+    @Test("16-bit conversion rounds half to even and clamps, as libmpg123 does")
+    func int16Conversion() {
+        #expect(Int16(decoded: 0.5) == 16_384)
+        #expect(Int16(decoded: -1.0) == -32_768)
+        #expect(Int16(decoded: 1.0) == 32_767)
+        #expect(Int16(decoded: 1.7) == 32_767)
+        #expect(Int16(decoded: -3) == -32_768)
+        #expect(Int16(decoded: 0.5 / 32_768) == 0)
+        #expect(Int16(decoded: 1.5 / 32_768) == 2)
+        #expect(Int16(decoded: -2.5 / 32_768) == -2)
+    }
+
+    @Test("frames come out in order and exactly once, across the ring's wrap-around")
+    func framesInOrder() {
+        let renderer = Renderer(bufferFrames: 1024)
+        var expected: [Float] = []
+        var rendered: [Float] = []
+        for round in 0..<10 {
+            expected += write(renderer, frames: 700, startingAt: round * 700)
+            let (samples, result) = render(renderer, frames: 700, as: Float.self)
+            #expect(result == .init(frameCount: 700, queuedFrameCount: 700, reachedEndOfStream: false))
+            rendered += samples
+        }
+        #expect(rendered == expected)
+        #expect(renderer.position.read().ringFrames == 7000)
+        #expect(renderer.underrunFrameCount == 0)
+    }
+
+    @Test("an underrun is padded with silence and counted; the end of the stream is not padded")
+    func underrunAndEnd() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 100)
+        let (samples, result) = render(renderer, frames: 256, as: Int16.self)
+        #expect(result == .init(frameCount: 256, queuedFrameCount: 100, reachedEndOfStream: false))
+        #expect(samples[200...].allSatisfy { $0 == 0 })
+        #expect(renderer.underrunFrameCount == 156)
+
+        write(renderer, frames: 50, startingAt: 100)
+        renderer.markEndOfStream()
+        let (_, ended) = render(renderer, frames: 256, as: Int16.self)
+        #expect(ended == .init(frameCount: 50, queuedFrameCount: 50, reachedEndOfStream: true))
+        #expect(renderer.underrunFrameCount == 156)
+        #expect(renderer.hasRenderedEverything)
+    }
+
+    @Test("stopping short on an underrun writes no silence")
+    func stopShort() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 10)
+        let (_, result) = render(renderer, frames: 64, as: Float.self, underrun: .stopShort)
+        #expect(result == .init(frameCount: 10, queuedFrameCount: 10, reachedEndOfStream: false))
+        #expect(renderer.underrunFrameCount == 0)
+    }
+
+    @Test("a discard drops what was written before it, and nothing after it")
+    func discard() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 300)
+        renderer.discardWrittenFrames()
+        let fresh = write(renderer, frames: 20, startingAt: 5000)
+        let (samples, result) = render(renderer, frames: 20, as: Float.self)
+        #expect(result.queuedFrameCount == 20)
+        #expect(samples == fresh)
+    }
+
+    @Test("the audible frame subtracts the sink's latency, and silence after the last frame is not counted")
+    func audibleFrame() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 100)
+        _ = render(renderer, frames: 160, as: Int16.self)
+        let position = renderer.position.read()
+        #expect(position == .init(sinkFrames: 160, ringFrames: 100, sinkFramesAtLastRingFrame: 100))
+        #expect(position.audibleRingFrame(latencyFrames: 0) == 100)
+        #expect(position.audibleRingFrame(latencyFrames: 60) == 100)
+        #expect(position.audibleRingFrame(latencyFrames: 90) == 70)
+        #expect(position.audibleRingFrame(latencyFrames: 500) == 0)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A private PulseAudio server with one null sink (`queueplayer`, 44.1 kHz s16 stereo, `norewinds=1`), started by
+/// `scripts/pulse-server` in a folder of its own, so tests never share a sink. Stop it with ``stop()``.
+///
+/// Starting never skips: if no server comes up, the test fails, with or without `CI` set.
+final class PulseServer: Sendable {
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let directory: String
+    /// The address to pass to `PulseAudioSink(server:)` or `playerctl daemon --server`.
+    let address: String
+
+    init(name: String) throws {
+        directory = "/tmp/queueplayer-test-pulse-\(getpid())-\(name)"
+        let result = Subprocess.run(Self.script, ["start", directory])
+        guard result.status == 0 else {
+            throw StartError(description: "no PulseAudio server could be started in \(directory): "
+                + "\(result.standardError) (run scripts/setup to install pulseaudio)")
+        }
+        address = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops the server (a test of a dying server calls this mid-playback).
+    func stop() {
+        _ = Subprocess.run(Self.script, ["stop", directory])
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static var script: String { Fixtures.packageRoot.appendingPathComponent("scripts/pulse-server").path }
+}
+
+/// Records the null sink's monitor with `parec` into a file, as raw s16le stereo at 44.1 kHz.
+final class MonitorRecording {
+    private let process = Process()
+    private let file = Subprocess.temporaryFile("raw")
+
+    /// Starts recording `queueplayer.monitor` on `server`, and waits until parec is connected.
+    init(server: PulseServer) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
+        process.arguments = [
+            "--server", server.address, "-d", "queueplayer.monitor", "--raw", "--format=s16le", "--rate=44100",
+            "--channels=2", "--latency-msec=10", file.path,
+        ]
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // parec writes silence as soon as it is connected: wait for the first bytes.
+        let deadline = Date().addingTimeInterval(5)
+        while Self.size(of: file) == 0, Date() < deadline, process.isRunning {
+            usleep(10_000)
+        }
+    }
+
+    /// Stops recording and returns the interleaved samples.
+    func finish() -> [Int16] {
+        // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGINT and SIGTERM.
+        // parec writes each block with write(2), so nothing recorded is lost.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let data = (try? Data(contentsOf: file)) ?? Data()
+        try? FileManager.default.removeItem(at: file)
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    private static func size(of url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int) ?? 0
+    }
+}

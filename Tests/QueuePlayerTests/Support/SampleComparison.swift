@@ -1,0 +1,39 @@
+/// Describes how two sample arrays differ in a line a person can read, or returns nil when they are equal.
+/// (`#expect(a == b)` on arrays of a million samples prints both arrays.)
+func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> String? {
+    guard actual != expected else { return nil }
+    let common = min(actual.count, expected.count)
+    let first = (0..<common).first { actual[$0] != expected[$0] }
+    var text = "\(actual.count) samples, expected \(expected.count)"
+    if let first {
+        let mismatches = (0..<common).count { actual[$0] != expected[$0] }
+        text += "; \(mismatches) differ, first at \(first) (frame \(first / 2)): \(actual[first]) vs \(expected[first])"
+    }
+    return text
+}
+
+/// Finds `reference` (interleaved stereo) in a monitor recording, starting at the recording's first sound, and
+/// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
+/// reference exactly, surrounded only by silence.
+func recordingDifference(_ recording: [Int16], reference: [Int16]) -> String? {
+    guard let firstSound = recording.firstIndex(where: { $0 != 0 }),
+        let referenceSound = reference.firstIndex(where: { $0 != 0 })
+    else { return "the recording is silent" }
+    let start = (firstSound / 2 - referenceSound / 2) * 2
+    guard start >= 0, start + reference.count <= recording.count else {
+        return "the recording (\(recording.count / 2) frames) is too short for the reference from frame \(start / 2)"
+    }
+    if let difference = sampleDifference(Array(recording[start..<start + reference.count]), reference) {
+        return "from frame \(start / 2) of the recording: \(difference)"
+    }
+    if let late = recording[(start + reference.count)...].firstIndex(where: { $0 != 0 }) {
+        return "sound after the end, at recording frame \(late / 2)"
+    }
+    return nil
+}
+
+/// The frames of `samples` that are not digital silence, for comparisons that must ignore pauses.
+func soundingFrames(_ samples: [Int16]) -> [Int16] {
+    stride(from: 0, to: samples.count - 1, by: 2).filter { samples[$0] != 0 || samples[$0 + 1] != 0 }
+        .flatMap { [samples[$0], samples[$0 + 1]] }
+}
