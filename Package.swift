@@ -40,13 +40,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "QueuePlayerTests",
-            dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["QueuePlayer", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "playerctlTests",
-            dependencies: ["playerctl"]
+            dependencies: ["playerctl", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

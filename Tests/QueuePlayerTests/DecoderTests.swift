@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import QueuePlayer
+import TestSupport
 
 /// Decodes a whole item into one array, returning the samples and the error that ended decoding, if any.
 func decodeAll(_ decoder: any AudioDecoder) -> (samples: [Float], error: DecoderError?) {

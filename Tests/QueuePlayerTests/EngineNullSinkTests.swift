@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import QueuePlayer
+import TestSupport
 
 /// Plays `names` through an engine on an unpaced recording `NullSink`; returns the events up to the queue's end
 /// and the rendered samples.

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import QueuePlayer
+import TestSupport
 
 /// Collects an engine's events until `last` or a time limit, so that a broken output fails the test, not hangs it.
 func events(

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import QueuePlayer
+import TestSupport
 
 @Suite("Renderer: the one render path every sink shares")
 struct RendererTests {

@@ -1,1 +1,142 @@
+import Foundation
+import TestSupport
 import Testing
+
+/// Runs the built `playerctl` with `arguments`.
+func playerctl(_ arguments: String...) -> Subprocess.Result {
+    Subprocess.run(Fixtures.playerctl.path, arguments)
+}
+
+/// The files named in "playing ..." log lines, in order.
+func playedFiles(_ log: String) -> [String] {
+    log.split(separator: "\n").compactMap { line in
+        guard let range = line.range(of: "] playing ") else { return nil }
+        return URL(fileURLWithPath: String(line[range.upperBound...])).lastPathComponent
+    }
+}
+
+@Suite("playerctl daemon, run as a user would run it")
+struct PlayerctlDaemonTests {
+    @Test("the help names the options, the items and the exit statuses")
+    func help() {
+        let top = playerctl("--help")
+        #expect(top.status == 0)
+        #expect(top.standardOutput.contains("daemon"))
+        let daemon = playerctl("daemon", "--help")
+        #expect(daemon.status == 0)
+        for option in ["--sink", "--unpaced", "--server", "--exit-when-empty", "<item>", "Exit status"] {
+            #expect(daemon.standardOutput.contains(option), "help lacks \(option)")
+        }
+    }
+
+    @Test("an unknown verb or a wrong combination is a usage error naming it")
+    func usageErrors() {
+        let unknown = playerctl("frobnicate")
+        #expect(unknown.status == 64)
+        #expect(unknown.standardError.contains("frobnicate"))
+        let unpaced = playerctl("daemon", "--unpaced", "x.mp3")
+        #expect(unpaced.status == 64)
+        #expect(unpaced.standardError.contains("--unpaced"))
+        let sink = playerctl("daemon", "--sink", "alsa", "x.mp3")
+        #expect(sink.status == 64)
+        #expect(sink.standardError.contains("alsa"))
+    }
+
+    @Test("good items play in order and the daemon exits 0 once the queue is heard")
+    func playsInOrder() {
+        let result = playerctl(
+            "daemon", "--sink", "null", "--unpaced", "--exit-when-empty",
+            Fixtures.mp3("join-2").path, Fixtures.mp3("join-1").path, Fixtures.mp3("stereo-48k").path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(playedFiles(result.standardError) == ["join-2.mp3", "join-1.mp3", "stereo-48k.mp3"])
+    }
+
+    @Test("a bad item is reported on stderr by name, the rest still plays, and the exit status is 2")
+    func badItem() {
+        let missing = Fixtures.mp3("does-not-exist").path
+        let result = playerctl(
+            "daemon", "--sink", "null", "--unpaced", "--exit-when-empty",
+            Fixtures.mp3("join-1").path, missing, Fixtures.mp3("not-audio").path, Fixtures.mp3("join-2").path)
+        #expect(result.status == 2)
+        #expect(playedFiles(result.standardError) == ["join-1.mp3", "join-2.mp3"])
+        #expect(result.standardError.contains("\(missing): no such file"))
+        #expect(result.standardError.contains("not-audio.mp3: not an MP3 file"))
+    }
+
+    @Test("a folder plays its MP3s in name order, numbers by value, other files ignored")
+    func folderOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qp-folder-\(UUID().uuidString)")
+        let nested = folder.appendingPathComponent("disc 2")
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (source, name) in [("join-1", "10-c.mp3"), ("join-2", "2-b.MP3"), ("join-3", "1-a.mp3")] {
+            try FileManager.default.copyItem(at: Fixtures.mp3(source), to: folder.appendingPathComponent(name))
+        }
+        try FileManager.default.copyItem(at: Fixtures.mp3("join-1"), to: nested.appendingPathComponent("1-d.mp3"))
+        try Data("not music".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let empty = folder.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+
+        let result = playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", folder.path, empty.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(playedFiles(result.standardError) == ["1-a.mp3", "2-b.MP3", "10-c.mp3", "1-d.mp3"])
+        #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
+    }
+
+    @Test("an unreachable PulseAudio server is named, with how to start one, and the exit status is 1")
+    func missingServer() {
+        let address = "unix:/tmp/queueplayer-nowhere/native"
+        let result = playerctl("daemon", "--server", address, "--exit-when-empty", Fixtures.mp3("join-1").path)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(address))
+        #expect(result.standardError.contains("pulseaudio --start"))
+    }
+
+    @Test("through PulseAudio, three items are heard bit-exact and joined with no gap")
+    func pulseAudioEndToEnd() throws {
+        let server = try PulseServer(name: "cli")
+        let recording = try MonitorRecording(server: server)
+        let names = ["join-1", "join-2", "join-3"]
+        let result = Subprocess.run(
+            Fixtures.playerctl.path, ["daemon", "--server", server.address, "--exit-when-empty"]
+                + names.map { Fixtures.mp3($0).path })
+        usleep(200_000)
+        let samples = recording.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+        let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
+        #expect(recordingDifference(samples, reference: reference) == nil)
+    }
+
+    @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
+    func gracefulShutdown(signal: Int32) throws {
+        // Children of the test runner inherit a signal mask that blocks SIGTERM and SIGINT; a shell or systemd
+        // would not pass one on. Clear it, as they would, before the daemon starts.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+            Fixtures.playerctl.path, "daemon", "--sink", "null", "--log-level", "debug", Fixtures.mp3("stereo-44k-5s").path,
+        ]
+        let log = Subprocess.temporaryFile("log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let started = Date().addingTimeInterval(5)
+        while !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("] playing "), Date() < started {
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        let stillRunning = process.isRunning
+        if stillRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(!stillRunning, "the daemon ignored the signal")
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("Signal caught"), "\(text)")
+    }
+}

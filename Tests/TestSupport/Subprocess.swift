@@ -1,16 +1,16 @@
 import Foundation
 
 /// Runs helper programs (scripts, parec, the built playerctl) for the tests.
-enum Subprocess {
-    struct Result {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
+public enum Subprocess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
     }
 
     /// Runs `executable` with `arguments` to completion and returns its status and output. Output goes through
     /// temporary files, so a chatty child can never block on a full pipe.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) -> Result {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -37,7 +37,7 @@ enum Subprocess {
     }
 
     /// An empty file in the temporary directory, unique to this call.
-    static func temporaryFile(_ suffix: String) -> URL {
+    public static func temporaryFile(_ suffix: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-\(UUID().uuidString).\(suffix)")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url

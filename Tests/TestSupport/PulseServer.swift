@@ -4,16 +4,16 @@ import Foundation
 /// `scripts/pulse-server` in a folder of its own, so tests never share a sink. Stop it with ``stop()``.
 ///
 /// Starting never skips: if no server comes up, the test fails, with or without `CI` set.
-final class PulseServer: Sendable {
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
+public final class PulseServer: Sendable {
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let directory: String
+    public let directory: String
     /// The address to pass to `PulseAudioSink(server:)` or `playerctl daemon --server`.
-    let address: String
+    public let address: String
 
-    init(name: String) throws {
+    public init(name: String) throws {
         directory = "/tmp/queueplayer-test-pulse-\(getpid())-\(name)"
         let result = Subprocess.run(Self.script, ["start", directory])
         guard result.status == 0 else {
@@ -24,7 +24,7 @@ final class PulseServer: Sendable {
     }
 
     /// Stops the server (a test of a dying server calls this mid-playback).
-    func stop() {
+    public func stop() {
         _ = Subprocess.run(Self.script, ["stop", directory])
     }
 
@@ -37,12 +37,12 @@ final class PulseServer: Sendable {
 }
 
 /// Records the null sink's monitor with `parec` into a file, as raw s16le stereo at 44.1 kHz.
-final class MonitorRecording {
+public final class MonitorRecording {
     private let process = Process()
     private let file = Subprocess.temporaryFile("raw")
 
     /// Starts recording `queueplayer.monitor` on `server`, and waits until parec is connected.
-    init(server: PulseServer) throws {
+    public init(server: PulseServer) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
         process.arguments = [
             "--server", server.address, "-d", "queueplayer.monitor", "--raw", "--format=s16le", "--rate=44100",
@@ -58,7 +58,7 @@ final class MonitorRecording {
     }
 
     /// Stops recording and returns the interleaved samples.
-    func finish() -> [Int16] {
+    public func finish() -> [Int16] {
         // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGINT and SIGTERM.
         // parec writes each block with write(2), so nothing recorded is lost.
         kill(process.processIdentifier, SIGKILL)

@@ -2,13 +2,13 @@ import Foundation
 
 /// The decoder fixtures and their `mpg123 -w` reference decodes, generated once per test run by
 /// `scripts/make-fixtures` into `Tests/Fixtures/generated` (ignored by git).
-enum Fixtures {
+public enum Fixtures {
     /// The package root, found from this file's path.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The folder holding the generated fixtures; generating them on first use. Thread-safe (a lazy static).
-    static let directory: URL = {
+    public static let directory: URL = {
         let directory = packageRoot.appendingPathComponent("Tests/Fixtures/generated")
         let result = Subprocess.run(
             packageRoot.appendingPathComponent("scripts/make-fixtures").path, [directory.path])
@@ -16,16 +16,20 @@ enum Fixtures {
         return directory
     }()
 
+    /// The built `playerctl` binary, beside the test bundle.
+    public static let playerctl: URL = URL(fileURLWithPath: CommandLine.arguments[0])
+        .deletingLastPathComponent().appendingPathComponent("playerctl")
+
     /// The MP3 fixture `name` (without extension).
-    static func mp3(_ name: String) -> URL { directory.appendingPathComponent("\(name).mp3") }
+    public static func mp3(_ name: String) -> URL { directory.appendingPathComponent("\(name).mp3") }
 
     /// The float reference decode of fixture `name`, as interleaved stereo.
-    static func referenceFloat(_ name: String) throws -> [Float] {
+    public static func referenceFloat(_ name: String) throws -> [Float] {
         try WAVFile(contentsOf: directory.appendingPathComponent("\(name).f32.wav")).stereoFloatSamples()
     }
 
     /// The 16-bit reference decode of fixture `name`, as interleaved stereo.
-    static func referenceInt16(_ name: String) throws -> [Int16] {
+    public static func referenceInt16(_ name: String) throws -> [Int16] {
         try WAVFile(contentsOf: directory.appendingPathComponent("\(name).s16.wav")).stereoInt16Samples()
     }
 }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// A minimal reader for the WAV files `mpg123 -w` writes: PCM 16-bit or IEEE float 32-bit, any channel count.
-struct WAVFile {
-    struct FormatError: Error, CustomStringConvertible {
-        let description: String
+public struct WAVFile {
+    public struct FormatError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let formatCode: UInt16
-    let channelCount: Int
-    let sampleRate: Int
-    let data: Data
+    public let formatCode: UInt16
+    public let channelCount: Int
+    public let sampleRate: Int
+    public let data: Data
 
-    init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL) throws {
         let bytes = try Data(contentsOf: url)
         guard bytes.count >= 12, bytes.prefix(4) == Data("RIFF".utf8) else {
             throw FormatError(description: "\(url.path) is not a RIFF file")
@@ -38,13 +38,13 @@ struct WAVFile {
     }
 
     /// Float samples, mono duplicated into stereo.
-    func stereoFloatSamples() throws -> [Float] {
+    public func stereoFloatSamples() throws -> [Float] {
         guard formatCode == 3 else { throw FormatError(description: "not a float WAV (format \(formatCode))") }
         return stereo(data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
     }
 
     /// 16-bit samples, mono duplicated into stereo.
-    func stereoInt16Samples() throws -> [Int16] {
+    public func stereoInt16Samples() throws -> [Int16] {
         guard formatCode == 1 else { throw FormatError(description: "not a 16-bit WAV (format \(formatCode))") }
         return stereo(data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) })
     }

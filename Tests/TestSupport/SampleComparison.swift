@@ -1,6 +1,6 @@
 /// Describes how two sample arrays differ in a line a person can read, or returns nil when they are equal.
 /// (`#expect(a == b)` on arrays of a million samples prints both arrays.)
-func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> String? {
+public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> String? {
     guard actual != expected else { return nil }
     let common = min(actual.count, expected.count)
     let first = (0..<common).first { actual[$0] != expected[$0] }
@@ -15,7 +15,7 @@ func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> String? {
 /// Finds `reference` (interleaved stereo) in a monitor recording, starting at the recording's first sound, and
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
-func recordingDifference(_ recording: [Int16], reference: [Int16]) -> String? {
+public func recordingDifference(_ recording: [Int16], reference: [Int16]) -> String? {
     guard let firstSound = recording.firstIndex(where: { $0 != 0 }),
         let referenceSound = reference.firstIndex(where: { $0 != 0 })
     else { return "the recording is silent" }
@@ -33,7 +33,7 @@ func recordingDifference(_ recording: [Int16], reference: [Int16]) -> String? {
 }
 
 /// The frames of `samples` that are not digital silence, for comparisons that must ignore pauses.
-func soundingFrames(_ samples: [Int16]) -> [Int16] {
+public func soundingFrames(_ samples: [Int16]) -> [Int16] {
     stride(from: 0, to: samples.count - 1, by: 2).filter { samples[$0] != 0 || samples[$0 + 1] != 0 }
         .flatMap { [samples[$0], samples[$0 + 1]] }
 }
