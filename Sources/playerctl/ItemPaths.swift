@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Turns the command line's ITEM arguments into the files to queue.
@@ -9,8 +9,8 @@ enum ItemPaths {
     static func expand(_ arguments: [String], logger: Logger) -> [URL] {
         arguments.flatMap { argument -> [URL] in
             let url = URL(fileURLWithPath: argument)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory
             else { return [url] }
             let files = mp3Files(in: url)
             if files.isEmpty {
@@ -22,10 +22,37 @@ enum ItemPaths {
 
     private static func mp3Files(in folder: URL) -> [URL] {
         let base = folder.standardizedFileURL.path
-        guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
-        let relativePaths = enumerator.compactMap { $0 as? String }
+        let relativePaths = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
             .filter { $0.lowercased().hasSuffix(".mp3") }
-            .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+            .sorted { NaturalOrder.precedes($0, $1) }
         return relativePaths.map { URL(fileURLWithPath: base).appendingPathComponent($0) }
+    }
+}
+
+/// Orders names as a person would: runs of digits compare by value ("2-b" before "10-a"), the rest by Unicode
+/// scalar, case-insensitively first.
+enum NaturalOrder {
+    static func precedes(_ left: String, _ right: String) -> Bool {
+        let (a, b) = (chunks(left.lowercased()), chunks(right.lowercased()))
+        for (x, y) in zip(a, b) where x != y {
+            if let m = Int(x), let n = Int(y) { return m != n ? m < n : x.count < y.count }
+            return x < y
+        }
+        return a.count != b.count ? a.count < b.count : left < right
+    }
+
+    /// Splits into alternating runs of digits and non-digits.
+    private static func chunks(_ text: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        for character in text {
+            if let last = current.last, last.isNumber != character.isNumber {
+                result.append(current)
+                current = ""
+            }
+            current.append(character)
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
     }
 }

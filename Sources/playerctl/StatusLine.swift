@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QueuePlayer
 
 /// The live status line on the terminal: `▶ 01-morning.mp3  0:03 / 0:08`.
@@ -6,7 +6,6 @@ import QueuePlayer
 /// Written to standard output only when it is a terminal; rewritten in place with a carriage return.
 /// Used from one task at a time.
 struct StatusLine {
-    private let output = FileHandle.standardOutput
     /// True when standard output is a terminal, so a status line makes sense.
     static var isAvailable: Bool { isatty(STDOUT_FILENO) == 1 }
 
@@ -24,14 +23,15 @@ struct StatusLine {
     }
 
     private func write(_ text: String) {
-        output.write(Data(text.utf8))
+        var text = text
+        text.withUTF8 { bytes in _ = Glibc.write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
     }
 
     /// `m:ss`, or `h:mm:ss` from an hour on.
     static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
-        return hours > 0
-            ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
     }
 }

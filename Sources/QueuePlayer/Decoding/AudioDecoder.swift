@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns one item into interleaved stereo Float32 frames.
 ///

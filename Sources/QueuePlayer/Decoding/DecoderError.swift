@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why an item could not be opened or decoded, naming the file and what the user can do about it.
 ///

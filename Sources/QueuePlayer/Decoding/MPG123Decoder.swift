@@ -1,5 +1,6 @@
 import CMpg123
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Decodes a local MP3 (MPEG-1, 2 and 2.5 layer III, and layers I and II) with libmpg123.
@@ -205,16 +206,16 @@ public final class MPG123Decoder: AudioDecoder {
 
     private static func checkReadableFile(_ url: URL) throws(DecoderError) {
         let path = url.path
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw DecoderError(
                 .fileNotFound, url: url, reason: "no such file",
                 suggestion: "Check the path, or remove the item from the queue")
         }
-        guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path) else {
+        guard !isDirectory, FileManager.default.isReadableFile(atPath: path) else {
             throw DecoderError(
-                .unreadable, url: url, reason: isDirectory.boolValue ? "it is a directory" : "permission denied",
-                suggestion: isDirectory.boolValue ? "Queue the MP3 files inside it" : "Check the file's permissions")
+                .unreadable, url: url, reason: isDirectory ? "it is a directory" : "permission denied",
+                suggestion: isDirectory ? "Queue the MP3 files inside it" : "Check the file's permissions")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         if size == 0 {
@@ -284,8 +285,9 @@ public final class MPG123Decoder: AudioDecoder {
         func field<T>(_ value: T) -> String? {
             let text = withUnsafeBytes(of: value) { bytes in
                 String(bytes: bytes.prefix { $0 != 0 }, encoding: .isoLatin1) ?? ""
-            }.trimmingCharacters(in: .whitespaces)
-            return text.isEmpty ? nil : text
+            }
+            let trimmed = text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+            return trimmed.isEmpty ? nil : String(trimmed)
         }
         return ItemMetadata(title: field(tag.title), artists: field(tag.artist).map { [$0] } ?? [], album: field(tag.album))
     }

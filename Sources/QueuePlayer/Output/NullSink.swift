@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Synchronization
 
 /// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
@@ -50,12 +49,10 @@ public final class NullSink: AudioSink {
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
         isAtEndOfStream.store(false, ordering: .releasing)
         running.withLock { $0 = RunningThread(renderer: renderer, exited: exited) }
-        let thread = Thread { [self] in
+        PosixThread.start(name: "QP null sink") { [self] in
             run(renderer: renderer, format: format, generation: myGeneration)
             exited.signal()
         }
-        thread.name = "QueuePlayer.NullSink"
-        thread.start()
     }
 
     public func setPaused(_ paused: Bool) {

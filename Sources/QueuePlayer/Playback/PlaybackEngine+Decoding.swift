@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -98,8 +98,8 @@ public final class PlaybackEngine: Sendable {
             return !state.threadsStarted
         }
         if startThreads {
-            startThread(named: "QueuePlayer.decode") { $0.runDecoding() }
-            startThread(named: "QueuePlayer.events") { $0.runEvents() }
+            PosixThread.start(name: "QP decode") { [self] in runDecoding() }
+            PosixThread.start(name: "QP events") { [self] in runEvents() }
         } else {
             sink.setPaused(false)
         }
@@ -170,11 +170,5 @@ public final class PlaybackEngine: Sendable {
         post(.outputFailed(error))
         decoderWake.signal()
         renderer.wakeProgressWaiter()
-    }
-
-    private func startThread(named name: String, _ body: @escaping @Sendable (PlaybackEngine) -> Void) {
-        let thread = Thread { [self] in body(self) }
-        thread.name = name
-        thread.start()
     }
 }

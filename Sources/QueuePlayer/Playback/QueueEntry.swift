@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One queued item: a file, and an id that stays the same for as long as the entry is queued.
 ///

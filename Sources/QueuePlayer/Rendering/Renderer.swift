@@ -40,7 +40,8 @@ public final class Renderer: Sendable {
     /// Nothing is written yet, so the stream starts out ended: sinks wait for ``AudioSink/resumeAfterEndOfStream()``.
     private let endOfStreamIndex = Atomic<Int>(0)
     private let underrunFrames = Atomic<Int>(0)
-    private let producerIsWaiting = Atomic<Bool>(false)
+    /// Free samples the waiting producer needs before it is worth waking; 0 when it is not waiting.
+    private let producerWantsFreeSamples = Atomic<Int>(0)
     private let spaceAvailable = DispatchSemaphore(value: 0)
     private let wakeAtRingFrame = Atomic<Int>(Int.max)
     private let progressed = DispatchSemaphore(value: 0)
@@ -68,13 +69,7 @@ public final class Renderer: Sendable {
         if target > ring.consumedCount {
             ring.skip(to: target)
         }
-        var copiedSamples = 0
-        ring.read(maximum: frames * channels) { samples in
-            for index in samples.indices {
-                destination[copiedSamples + index] = Sample(decoded: samples[index])
-            }
-            copiedSamples += samples.count
-        }
+        let copiedSamples = ring.read(into: &destination, from: 0)
         let copied = copiedSamples / channels
         let consumed = ring.consumedCount
         let ended = copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)
@@ -97,7 +92,11 @@ public final class Renderer: Sendable {
     }
 
     private func signalWaiters(ringFrame: Int) {
-        if producerIsWaiting.load(ordering: .acquiring), producerIsWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+        let wanted = producerWantsFreeSamples.load(ordering: .acquiring)
+        if wanted > 0, ring.freeCount >= wanted,
+            producerWantsFreeSamples.compareExchange(expected: wanted, desired: 0, ordering: .acquiringAndReleasing)
+                .exchanged
+        {
             spaceAvailable.signal()
         }
         let wakeAt = wakeAtRingFrame.load(ordering: .acquiring)
@@ -146,15 +145,18 @@ public final class Renderer: Sendable {
     /// Free frames in the ring now.
     var freeFrames: Int { ring.freeCount / Self.channelCount }
 
-    /// Blocks the producer until the renderer has consumed something and at least `frames` frames are free (or the
-    /// ring is empty), or `timeout` passes. Producer thread only; callers loop on their own condition.
+    /// Blocks the producer until at least `frames` frames are free (`.max`: the ring is empty), or `timeout`
+    /// passes. The renderer wakes it only then, not at every render. Producer thread only; callers loop on their
+    /// own condition.
     func waitForSpace(frames: Int, timeout: DispatchTime) {
-        producerIsWaiting.store(true, ordering: .releasing)
-        if ring.freeCount >= min(frames, ring.capacity / Self.channelCount) * Self.channelCount {
-            producerIsWaiting.store(false, ordering: .releasing)
+        let wanted = min(frames, ring.capacity / Self.channelCount) * Self.channelCount
+        producerWantsFreeSamples.store(wanted, ordering: .releasing)
+        if ring.freeCount >= wanted {
+            producerWantsFreeSamples.store(0, ordering: .releasing)
             return
         }
         _ = spaceAvailable.wait(timeout: timeout)
+        producerWantsFreeSamples.store(0, ordering: .releasing)
     }
 
     /// Says that nothing follows what was written so far (the queue is exhausted, or a format change needs the

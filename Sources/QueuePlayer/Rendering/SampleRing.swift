@@ -82,6 +82,24 @@ final class SampleRing: @unchecked Sendable {
         return count
     }
 
+    /// Converts up to `destination.count - offset` readable samples into `destination` from `offset` on, and
+    /// releases them to the producer. Consumer thread only; a plain loop over both buffers, which the compiler
+    /// vectorises, with no allocation. Returns the samples consumed.
+    func read<Sample: PCMSample>(into destination: inout MutableSpan<Sample>, from offset: Int) -> Int {
+        let read = readIndex.load(ordering: .relaxed)
+        let count = min(destination.count - offset, writeIndex.load(ordering: .acquiring) - read)
+        guard count > 0 else { return 0 }
+        let start = read & mask
+        let first = min(count, capacity - start)
+        destination.withUnsafeMutableBufferPointer { output in
+            let target = output.baseAddress! + offset
+            for index in 0..<first { target[index] = Sample(decoded: storage[start + index]) }
+            for index in first..<count { target[index] = Sample(decoded: storage[index - first]) }
+        }
+        readIndex.store(read + count, ordering: .releasing)
+        return count
+    }
+
     /// Drops readable samples up to index `target` (never past what was written). Consumer thread only.
     func skip(to target: Int) {
         let read = readIndex.load(ordering: .relaxed)
