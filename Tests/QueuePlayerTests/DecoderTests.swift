@@ -42,7 +42,7 @@ struct DecoderTests {
         "every format decodes sample for sample like mpg123, with the exact length announced",
         arguments: [
             ("mono-44k", 44_100), ("stereo-48k", 48_000), ("vbr-44k", 44_100), ("mpeg2-22k", 22_050),
-            ("mpeg25-8k", 8_000), ("id3v23-utf16", 44_100), ("join-1", 44_100),
+            ("mpeg25-8k", 8_000), ("id3v23-utf16", 44_100), ("join-1", 44_100), ("vbr-no-header", 44_100),
         ])
     func matchesReference(name: String, rate: Int) throws {
         let decoder = try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger)
@@ -65,7 +65,9 @@ struct DecoderTests {
         #expect(left.contains { $0 != 0 })
     }
 
-    @Test("seeking lands on the exact frame, for CBR and VBR", arguments: ["stereo-44k-5s", "vbr-44k"])
+    @Test(
+        "seeking lands on the exact frame, for CBR and VBR, with and without a header",
+        arguments: ["stereo-44k-5s", "vbr-44k", "vbr-no-header"])
     func sampleExactSeek(name: String) throws {
         let decoder = try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger)
         let reference = try Fixtures.referenceFloat(name)

@@ -6,7 +6,8 @@ import Logging
 /// Decodes a local MP3 (MPEG-1, 2 and 2.5 layer III, and layers I and II) with libmpg123.
 ///
 /// - Gapless: LAME/Xing encoder delay and padding are removed, so a 5.000 s item at 44.1 kHz is 220,500 frames.
-/// - Exact length: the whole file is scanned when it is opened, so ``frameCount`` is exact for VBR too.
+/// - Exact length before the first frame: from the LAME/Xing header, or (for files without one) from a scan of the
+///   whole file at open, so ``frameCount`` is exact for VBR too.
 /// - Mono items are delivered as stereo (libmpg123 duplicates the channel), in Float32 at the file's own rate.
 /// - Garbage between frames is skipped (libmpg123 resynchronises); each skip is logged as a warning naming the
 ///   file and the byte offset, and counted in ``skippedBytes``.
@@ -15,22 +16,25 @@ import Logging
 /// frame pointer returned by `mpg123_decode_frame` stays valid until the next call on the same handle, and the
 /// handle is used by one thread at a time (the type is not `Sendable`).
 public final class MPG123Decoder: AudioDecoder {
+    /// The file being decoded.
     public let url: URL
+    /// The file's sample rate, always as stereo Float32.
     public let format: AudioFormat
+    /// The exact gapless length: from the LAME/Xing header when there is one, else from a full scan at init. A
+    /// truncated file decodes fewer frames, and ``decode(into:)`` then reports it.
     public let frameCount: Int
+    /// ID3v2 tags, with ID3v1 filling what ID3v2 lacks.
     public let metadata: ItemMetadata
     /// Bytes of garbage skipped so far while resynchronising.
     public private(set) var skippedBytes = 0
 
     private let handle: OpaquePointer
     private let logger: Logger
-    /// The frames libmpg123 announced before scanning (from the Xing/LAME header); more than ``frameCount`` means
-    /// the file was cut short.
-    private let announcedFrameCount: Int
+    /// False when the length came from a scan of the file itself, which a cut can no longer contradict.
+    private var checksTruncation = true
     private var pendingSamples: UnsafePointer<Float>?
     private var pendingFrameCount = 0
     private var framesDelivered = 0
-    private var truncationReported = false
     private var expectedStreamOffset: Int?
 
     /// Opens and scans `url`. Throws a ``DecoderError`` naming the file when it is missing, unreadable, empty or
@@ -40,30 +44,58 @@ public final class MPG123Decoder: AudioDecoder {
         self.logger = logger
         try Self.checkReadableFile(url)
 
-        // The length, tags and seek index come from a scan on a handle of their own: a scan ends with a seek back to
-        // the start, after which libmpg123's output can differ from a fresh decode in the last bit (seen with
-        // MPEG-2 files). The decoding handle is never moved before playback, so it matches `mpg123 -w` exactly.
-        let scanner = try Self.openHandle(url)
-        defer { mpg123_delete(scanner) }
-        announcedFrameCount = max(0, mpg123_length(scanner))
-        guard mpg123_scan(scanner) == MPG123_OK.rawValue else {
-            throw Self.error(.decodingFailed, url: url, handle: scanner, suggestion: "The file may be damaged")
-        }
-        let scannedFrameCount = mpg123_length(scanner)
-        guard scannedFrameCount > 0 else {
-            throw DecoderError(
-                .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found",
-                suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
-        }
-        metadata = Self.readMetadata(scanner)
         handle = try Self.openHandle(url)
         var rate = 0
         var channels: Int32 = 0
         var encoding: Int32 = 0
         mpg123_getformat(handle, &rate, &channels, &encoding)
         format = .stereo(sampleRate: rate)
-        frameCount = scannedFrameCount
-        Self.copySeekIndex(from: scanner, to: handle)
+        let announced = mpg123_length(handle)
+        if Self.lengthIsExact(handle), announced > 0 {
+            // A LAME/Xing header gives the exact gapless length: no need to read the whole file before playing.
+            frameCount = announced
+            metadata = Self.readMetadata(handle)
+        } else {
+            do throws(DecoderError) {
+                (frameCount, metadata) = try Self.scan(url, into: handle)
+            } catch {
+                mpg123_delete(handle)
+                throw error
+            }
+            checksTruncation = false
+        }
+    }
+
+    /// True when the first frame carried a LAME header: libmpg123 then knows the encoder delay and padding, and
+    /// with them the exact gapless length, without reading the rest of the file.
+    private static func lengthIsExact(_ handle: OpaquePointer) -> Bool {
+        func state(_ key: mpg123_state) -> Int {
+            var value = -1
+            var unused = 0.0
+            guard mpg123_getstate2(handle, Int32(key.rawValue), &value, &unused) == MPG123_OK.rawValue else { return -1 }
+            return value
+        }
+        return state(MPG123_ENC_DELAY) >= 0 && state(MPG123_ENC_PADDING) >= 0
+    }
+
+    /// Reads the whole file on a handle of its own for the exact length, the tags and a frame index for seeking.
+    /// A separate handle, because a scan ends with a seek back to the start, after which libmpg123's output can
+    /// differ from a fresh decode in the last bit (seen with MPEG-2 files); `handle` is never moved before playback,
+    /// so it matches `mpg123 -w` exactly.
+    private static func scan(_ url: URL, into handle: OpaquePointer) throws(DecoderError) -> (Int, ItemMetadata) {
+        let scanner = try openHandle(url)
+        defer { mpg123_delete(scanner) }
+        guard mpg123_scan(scanner) == MPG123_OK.rawValue else {
+            throw error(.decodingFailed, url: url, handle: scanner, suggestion: "The file may be damaged")
+        }
+        let frameCount = mpg123_length(scanner)
+        guard frameCount > 0 else {
+            throw DecoderError(
+                .notMPEGAudio, url: url, reason: "not an MP3 file: no MPEG audio frame was found",
+                suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
+        }
+        copySeekIndex(from: scanner, to: handle)
+        return (frameCount, readMetadata(scanner))
     }
 
     /// A configured handle with `url` open and its first frame parsed. Throws ``DecoderError`` naming the file.
@@ -110,6 +142,9 @@ public final class MPG123Decoder: AudioDecoder {
         mpg123_delete(handle)
     }
 
+    /// Decodes whole frames into the front of `destination`; 0 at the end. Throws ``DecoderError/Code/truncated``
+    /// once at the end of a file shorter than its header says, and ``DecoderError/Code/decodingFailed`` if
+    /// libmpg123 gives up. Blocks on file reads.
     public func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
         let channels = format.channelCount
         let capacity = destination.count / channels
@@ -135,6 +170,7 @@ public final class MPG123Decoder: AudioDecoder {
         return written
     }
 
+    /// Moves to `frame` (sample-exact, using the scan's frame index). Throws for a frame outside `0...frameCount`.
     public func seek(toFrame frame: Int) throws(DecoderError) {
         guard (0...frameCount).contains(frame) else {
             throw DecoderError(
@@ -192,14 +228,14 @@ public final class MPG123Decoder: AudioDecoder {
         expectedStreamOffset = frameEnd
     }
 
+    /// At the end of the item: a file whose header announced more frames than it held was cut short.
     private func reportTruncationOnce() throws(DecoderError) {
-        guard !truncationReported else { return }
-        truncationReported = true
-        let spf = Int(mpg123_spf(handle))
-        if announcedFrameCount - frameCount >= max(spf, 1) {
+        guard checksTruncation else { return }
+        checksTruncation = false
+        if frameCount - framesDelivered >= max(Int(mpg123_spf(handle)), 1) {
             throw DecoderError(
                 .truncated, url: url,
-                reason: "the file ends early: its header announces \(announcedFrameCount) frames, it holds \(frameCount)",
+                reason: "the file ends early: its header announces \(frameCount) frames, it holds \(framesDelivered)",
                 suggestion: "The file was cut short (an interrupted copy or download); fetch it again")
         }
     }

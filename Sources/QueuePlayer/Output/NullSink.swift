@@ -15,9 +15,11 @@ public final class NullSink: AudioSink {
         case unpaced
     }
 
+    /// Real time or as fast as possible; fixed at init.
     public let pacing: Pacing
     /// Frames rendered per call.
     public let periodFrames: Int
+    /// `null sink (real time)` or `null sink (unpaced)`.
     public var name: String { pacing == .realTime ? "null sink (real time)" : "null sink (unpaced)" }
 
     private let recording: SampleRing?
@@ -43,6 +45,7 @@ public final class NullSink: AudioSink {
         recording = recordingFrames > 0 ? SampleRing(minimumCapacity: recordingFrames * Renderer.channelCount) : nil
     }
 
+    /// Stops any previous thread, then starts a thread that renders ``periodFrames`` a call from `renderer`.
     public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
         stop()
         let exited = DispatchSemaphore(value: 0)
@@ -55,11 +58,13 @@ public final class NullSink: AudioSink {
         }
     }
 
+    /// Parks the sink thread (true) or wakes it (false). What was rendered counts as heard, so nothing is held.
     public func setPaused(_ paused: Bool) {
         isPaused.store(paused, ordering: .releasing)
         wake.signal()
     }
 
+    /// Does nothing: the null sink holds no frames it has not played.
     public func flush() {}
 
     /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
@@ -70,10 +75,12 @@ public final class NullSink: AudioSink {
         }
     }
 
+    /// Wakes the sink thread after the renderer reported the end of the stream.
     public func resumeAfterEndOfStream() {
         wake.signal()
     }
 
+    /// Always 0: a frame is heard when it is rendered.
     public func latencyFrames() -> Int { 0 }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
@@ -85,6 +92,7 @@ public final class NullSink: AudioSink {
         thread.exited.wait()
     }
 
+    /// Ignores the handler: the null sink cannot fail.
     public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
     /// Returns and forgets the recorded samples (interleaved stereo Float32), in render order.

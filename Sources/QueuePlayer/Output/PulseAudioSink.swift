@@ -20,6 +20,7 @@ import Logging
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The address given at init, or nil for libpulse's default.
     public let serverAddress: String?
+    /// `PulseAudio (<address>)`.
     public var name: String { "PulseAudio (\(Self.describe(serverAddress)))" }
 
     /// Target buffering in the server, in milliseconds. A cork silences the stream at once whatever this is; a
@@ -128,6 +129,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     // MARK: AudioSink
 
+    /// Opens an s16 playback stream in `format` (stopping any previous one) and waits until it is ready.
+    /// Throws ``AudioSinkError/Code/streamFailed`` naming the format when the server refuses it.
     public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
         stop()
         pa_threaded_mainloop_lock(mainloop)
@@ -169,12 +172,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         logger.debug("PulseAudio stream ready", metadata: ["format": "\(format)"])
     }
 
+    /// Corks or uncorks the stream and waits for the server to confirm. Nothing buffered is lost.
     public func setPaused(_ paused: Bool) {
         withStream { stream in
             waitFor(pa_stream_cork(stream, paused ? 1 : 0, Self.signalOnCompletion, mainloopPointer))
         }
     }
 
+    /// Drops what the server holds for this stream and waits for the server to confirm.
     public func flush() {
         withStream { stream in waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer)) }
     }
@@ -206,6 +211,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// Writes what the renderer now has and triggers playback, after the stream ran dry at an end of stream.
     public func resumeAfterEndOfStream() {
         withStream { stream in
             guard stoppedAtEndOfStream else { return }
@@ -218,6 +224,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// The stream's latency from PulseAudio's (interpolated) timing information, in frames; 0 before the
+    /// first timing update or with no stream.
     public func latencyFrames() -> Int {
         withStream { stream in
             var microseconds: pa_usec_t = 0
@@ -229,6 +237,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         } ?? 0
     }
 
+    /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
     public func stop() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -241,6 +250,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         renderer = nil
     }
 
+    /// The handler runs on libpulse's thread with its lock held: it must hand the error on, not call the sink.
     public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         failureHandler = handler

@@ -9,11 +9,13 @@ public protocol PCMSample: BitwiseCopyable, Sendable {
 }
 
 extension Float: PCMSample {
+    /// 0.
     public static var silence: Float { 0 }
     @inline(__always) public init(decoded: Float) { self = decoded }
 }
 
 extension Int16: PCMSample {
+    /// 0.
     public static var silence: Int16 { 0 }
     /// Rounds `decoded × 32768` half to even and clamps, exactly as libmpg123 makes its own 16-bit output, so the
     /// 16-bit stream equals `mpg123 -w`'s bit for bit.
