@@ -89,12 +89,12 @@ struct EngineNullSinkTests {
 
     @Test("pause holds the position and play resumes from the same frame")
     func pauseAndResume() async throws {
-        let sink = NullSink(pacing: .realTime, recordingFrames: 200_000)
+        let sink = NullSink(pacing: .realTime, recordingFrames: 400_000)
         let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("join-1")])
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
         var iterator = engine.events.makeAsyncIterator()
-        #expect(await iterator.next().map { eventNames([$0]) } == ["start join-1"])
+        #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
         try await Task.sleep(for: .milliseconds(300))
         engine.pause()
         try await Task.sleep(for: .milliseconds(50))
@@ -104,10 +104,10 @@ struct EngineNullSinkTests {
         #expect(pausedAt.isPlaying == false)
         #expect(pausedAt.elapsedFrames > 0)
         engine.play()
-        #expect(await iterator.next().map { eventNames([$0]) } == ["end join-1"])
+        #expect(await iterator.next().map { eventNames([$0]) } == ["end stereo-44k-5s"])
         #expect(await iterator.next() == .queueFinished)
         engine.shutdown()
-        let reference = try Fixtures.referenceFloat("join-1")
+        let reference = try Fixtures.referenceFloat("stereo-44k-5s")
         #expect(sampleDifference(sink.takeRecording(), reference) == nil)
     }
 

@@ -35,8 +35,8 @@ func events(
 struct PulseAudioTests {
     @Test("three items play bit-exact, joined with no gap, and the queue ends after the last sample is heard")
     func threeItemsBitExact() async throws {
-        let server = try PulseServer(name: "join")
-        let recording = try MonitorRecording(server: server)
+        let server = try await PulseServer(name: "join")
+        let recording = try await MonitorRecording(server: server)
         let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         let names = ["join-1", "join-2", "join-3"]
         engine.enqueue(names.map(Fixtures.mp3))
@@ -54,8 +54,8 @@ struct PulseAudioTests {
 
     @Test("pause corks the stream into silence, and play resumes without losing or repeating a frame")
     func pauseAndResume() async throws {
-        let server = try PulseServer(name: "pause")
-        let recording = try MonitorRecording(server: server)
+        let server = try await PulseServer(name: "pause")
+        let recording = try await MonitorRecording(server: server)
         let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
@@ -96,13 +96,13 @@ struct PulseAudioTests {
 
     @Test("a server that dies during playback becomes an error event, not a crash or a hang")
     func serverDies() async throws {
-        let server = try PulseServer(name: "dies")
+        let server = try await PulseServer(name: "dies")
         let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
         engine.play()
         var iterator = engine.events.makeAsyncIterator()
         #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
-        server.stop()
+        await server.stop()
         let clock = ContinuousClock()
         let stopped = clock.now
         let rest = await events(of: engine, until: { if case .outputFailed = $0 { true } else { false } }, within: .seconds(10))

@@ -10,7 +10,7 @@ public enum Fixtures {
     /// The folder holding the generated fixtures; generating them on first use. Thread-safe (a lazy static).
     public static let directory: URL = {
         let directory = packageRoot.appendingPathComponent("Tests/Fixtures/generated")
-        let result = Subprocess.run(
+        let result = Subprocess.runBlocking(
             packageRoot.appendingPathComponent("scripts/make-fixtures").path, [directory.path])
         precondition(result.status == 0, "scripts/make-fixtures failed: \(result.standardError)")
         return directory

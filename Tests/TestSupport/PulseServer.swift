@@ -13,9 +13,9 @@ public final class PulseServer: Sendable {
     /// The address to pass to `PulseAudioSink(server:)` or `playerctl daemon --server`.
     public let address: String
 
-    public init(name: String) throws {
+    public init(name: String) async throws {
         directory = "/tmp/queueplayer-test-pulse-\(getpid())-\(name)"
-        let result = Subprocess.run(Self.script, ["start", directory])
+        let result = await Subprocess.run(Self.script, ["start", directory])
         guard result.status == 0 else {
             throw StartError(description: "no PulseAudio server could be started in \(directory): "
                 + "\(result.standardError) (run scripts/setup to install pulseaudio)")
@@ -24,12 +24,12 @@ public final class PulseServer: Sendable {
     }
 
     /// Stops the server (a test of a dying server calls this mid-playback).
-    public func stop() {
-        _ = Subprocess.run(Self.script, ["stop", directory])
+    public func stop() async {
+        _ = await Subprocess.run(Self.script, ["stop", directory])
     }
 
     deinit {
-        stop()
+        _ = Subprocess.runBlocking(Self.script, ["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -42,7 +42,7 @@ public final class MonitorRecording {
     private let file = Subprocess.temporaryFile("raw")
 
     /// Starts recording `queueplayer.monitor` on `server`, and waits until parec is connected.
-    public init(server: PulseServer) throws {
+    public init(server: PulseServer) async throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
         process.arguments = [
             "--server", server.address, "-d", "queueplayer.monitor", "--raw", "--format=s16le", "--rate=44100",
@@ -53,7 +53,7 @@ public final class MonitorRecording {
         // parec writes silence as soon as it is connected: wait for the first bytes.
         let deadline = Date().addingTimeInterval(5)
         while Self.size(of: file) == 0, Date() < deadline, process.isRunning {
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -8,32 +8,39 @@ public enum Subprocess {
         public var standardError: String
     }
 
-    /// Runs `executable` with `arguments` to completion and returns its status and output. Output goes through
-    /// temporary files, so a chatty child can never block on a full pipe.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let outputURL = temporaryFile("out")
-        let errorURL = temporaryFile("err")
-        defer {
-            try? FileManager.default.removeItem(at: outputURL)
-            try? FileManager.default.removeItem(at: errorURL)
-        }
+    /// Runs `executable` with `arguments` to completion and returns its status and output. Awaits the exit without
+    /// holding a thread of the test runner's pool, so that timing-sensitive tests running beside it are not starved.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async -> Result {
+        let child = Child(executable, arguments, environment: environment)
         do {
-            process.standardOutput = try FileHandle(forWritingTo: outputURL)
-            process.standardError = try FileHandle(forWritingTo: errorURL)
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                child.process.terminationHandler = { _ in continuation.resume() }
+                do {
+                    try child.start()
+                } catch {
+                    child.process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                }
+            }
         } catch {
-            return Result(status: -1, standardOutput: "", standardError: "\(executable): \(error)")
+            return child.failure(error)
         }
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
+        return child.result()
+    }
+
+    /// Runs a helper to completion, blocking the calling thread: for set-up and clean-up outside any test's timing
+    /// (a lazy static, a `deinit`). It needs no thread of the pool, so it cannot deadlock against it.
+    public static func runBlocking(_ executable: String, _ arguments: [String]) -> Result {
+        let child = Child(executable, arguments, environment: nil)
+        do {
+            try child.start()
+        } catch {
+            return child.failure(error)
+        }
+        child.process.waitUntilExit()
+        return child.result()
     }
 
     /// An empty file in the temporary directory, unique to this call.
@@ -41,5 +48,44 @@ public enum Subprocess {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-\(UUID().uuidString).\(suffix)")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
+    }
+
+    /// A child process whose output goes to temporary files, so a chatty child never blocks on a full pipe.
+    private final class Child: @unchecked Sendable {
+        // Used by one test at a time; the termination handler only resumes a continuation.
+        let process = Process()
+        private let executable: String
+        private let outputURL = temporaryFile("out")
+        private let errorURL = temporaryFile("err")
+
+        init(_ executable: String, _ arguments: [String], environment: [String: String]?) {
+            self.executable = executable
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            if let environment { process.environment = environment }
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(at: outputURL)
+            try? FileManager.default.removeItem(at: errorURL)
+        }
+
+        func start() throws {
+            process.standardOutput = try FileHandle(forWritingTo: outputURL)
+            process.standardError = try FileHandle(forWritingTo: errorURL)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func result() -> Result {
+            Result(
+                status: process.terminationStatus,
+                standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
+                standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
+        }
+
+        func failure(_ error: any Error) -> Result {
+            Result(status: -1, standardOutput: "", standardError: "\(executable): \(error)")
+        }
     }
 }

@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// Runs the built `playerctl` with `arguments`.
-func playerctl(_ arguments: String...) -> Subprocess.Result {
-    Subprocess.run(Fixtures.playerctl.path, arguments)
+func playerctl(_ arguments: String...) async -> Subprocess.Result {
+    await Subprocess.run(Fixtures.playerctl.path, arguments)
 }
 
 /// The files named in "playing ..." log lines, in order.
@@ -18,11 +18,11 @@ func playedFiles(_ log: String) -> [String] {
 @Suite("playerctl daemon, run as a user would run it")
 struct PlayerctlDaemonTests {
     @Test("the help names the options, the items and the exit statuses")
-    func help() {
-        let top = playerctl("--help")
+    func help() async {
+        let top = await playerctl("--help")
         #expect(top.status == 0)
         #expect(top.standardOutput.contains("daemon"))
-        let daemon = playerctl("daemon", "--help")
+        let daemon = await playerctl("daemon", "--help")
         #expect(daemon.status == 0)
         for option in ["--sink", "--unpaced", "--server", "--exit-when-empty", "<item>", "Exit status"] {
             #expect(daemon.standardOutput.contains(option), "help lacks \(option)")
@@ -30,21 +30,21 @@ struct PlayerctlDaemonTests {
     }
 
     @Test("an unknown verb or a wrong combination is a usage error naming it")
-    func usageErrors() {
-        let unknown = playerctl("frobnicate")
+    func usageErrors() async {
+        let unknown = await playerctl("frobnicate")
         #expect(unknown.status == 64)
         #expect(unknown.standardError.contains("frobnicate"))
-        let unpaced = playerctl("daemon", "--unpaced", "x.mp3")
+        let unpaced = await playerctl("daemon", "--unpaced", "x.mp3")
         #expect(unpaced.status == 64)
         #expect(unpaced.standardError.contains("--unpaced"))
-        let sink = playerctl("daemon", "--sink", "alsa", "x.mp3")
+        let sink = await playerctl("daemon", "--sink", "alsa", "x.mp3")
         #expect(sink.status == 64)
         #expect(sink.standardError.contains("alsa"))
     }
 
     @Test("good items play in order and the daemon exits 0 once the queue is heard")
-    func playsInOrder() {
-        let result = playerctl(
+    func playsInOrder() async {
+        let result = await playerctl(
             "daemon", "--sink", "null", "--unpaced", "--exit-when-empty",
             Fixtures.mp3("join-2").path, Fixtures.mp3("join-1").path, Fixtures.mp3("stereo-48k").path)
         #expect(result.status == 0, "\(result.standardError)")
@@ -52,9 +52,9 @@ struct PlayerctlDaemonTests {
     }
 
     @Test("a bad item is reported on stderr by name, the rest still plays, and the exit status is 2")
-    func badItem() {
+    func badItem() async {
         let missing = Fixtures.mp3("does-not-exist").path
-        let result = playerctl(
+        let result = await playerctl(
             "daemon", "--sink", "null", "--unpaced", "--exit-when-empty",
             Fixtures.mp3("join-1").path, missing, Fixtures.mp3("not-audio").path, Fixtures.mp3("join-2").path)
         #expect(result.status == 2)
@@ -64,7 +64,7 @@ struct PlayerctlDaemonTests {
     }
 
     @Test("a folder plays its MP3s in name order, numbers by value, other files ignored")
-    func folderOrder() throws {
+    func folderOrder() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qp-folder-\(UUID().uuidString)")
         let nested = folder.appendingPathComponent("disc 2")
         try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
@@ -77,30 +77,30 @@ struct PlayerctlDaemonTests {
         let empty = folder.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
 
-        let result = playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", folder.path, empty.path)
+        let result = await playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", folder.path, empty.path)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(playedFiles(result.standardError) == ["1-a.mp3", "2-b.MP3", "10-c.mp3", "1-d.mp3"])
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
     }
 
     @Test("an unreachable PulseAudio server is named, with how to start one, and the exit status is 1")
-    func missingServer() {
+    func missingServer() async {
         let address = "unix:/tmp/queueplayer-nowhere/native"
-        let result = playerctl("daemon", "--server", address, "--exit-when-empty", Fixtures.mp3("join-1").path)
+        let result = await playerctl("daemon", "--server", address, "--exit-when-empty", Fixtures.mp3("join-1").path)
         #expect(result.status == 1)
         #expect(result.standardError.contains(address))
         #expect(result.standardError.contains("pulseaudio --start"))
     }
 
     @Test("through PulseAudio, three items are heard bit-exact and joined with no gap")
-    func pulseAudioEndToEnd() throws {
-        let server = try PulseServer(name: "cli")
-        let recording = try MonitorRecording(server: server)
+    func pulseAudioEndToEnd() async throws {
+        let server = try await PulseServer(name: "cli")
+        let recording = try await MonitorRecording(server: server)
         let names = ["join-1", "join-2", "join-3"]
-        let result = Subprocess.run(
+        let result = await Subprocess.run(
             Fixtures.playerctl.path, ["daemon", "--server", server.address, "--exit-when-empty"]
                 + names.map { Fixtures.mp3($0).path })
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
         let samples = recording.finish()
         #expect(result.status == 0, "\(result.standardError)")
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
@@ -108,7 +108,7 @@ struct PlayerctlDaemonTests {
     }
 
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
-    func gracefulShutdown(signal: Int32) throws {
+    func gracefulShutdown(signal: Int32) async throws {
         // Children of the test runner inherit a signal mask that blocks SIGTERM and SIGINT; a shell or systemd
         // would not pass one on. Clear it, as they would, before the daemon starts.
         let process = Process()
@@ -125,11 +125,11 @@ struct PlayerctlDaemonTests {
         try process.run()
         let started = Date().addingTimeInterval(5)
         while !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("] playing "), Date() < started {
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         let stillRunning = process.isRunning
         if stillRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
