@@ -5,24 +5,44 @@ extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
     static let decodeChunkFrames = 4096
 
+    /// What the decoding thread does next.
+    private enum NextStep {
+        case decode(QueueEntry)
+        case restart
+        case idle
+    }
+
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
-    /// reopening the sink when the format changes. Blocks on file I/O and on a full ring; never on the sink's
-    /// render thread.
+    /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
+    /// full ring; never on the sink's render thread.
     func runDecoding() {
         var streamFormat: AudioFormat?
         var endIsMarked = true
+        var restart: Restart?
         while !isShuttingDown {
-            guard let entry = takeNextEntry() else {
+            let entry: QueueEntry
+            switch nextStep() {
+            case .restart:
+                restart = applyRestart()
+                endIsMarked = true
+                continue
+            case .idle:
                 renderer.markEndOfStream()
                 endIsMarked = true
                 state.withLock { $0.decoderIsIdle = true }
                 renderer.wakeProgressWaiter()
                 decoderWake.wait()
                 continue
+            case .decode(let next):
+                entry = next
             }
+            let startFrame = restart?.startFrame ?? 0
+            let resumes = restart?.resumes == entry
+            restart = nil
             let decoder: any AudioDecoder
             do {
                 decoder = try makeDecoder(entry.url, logger)
+                if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
             } catch {
                 logger.debug("cannot open \(entry.url.path): \(error.reason)")
                 state.withLock { $0.timeline.recordFailure(entry, error, atFrame: renderer.producedFrames) }
@@ -46,29 +66,64 @@ extension PlaybackEngine {
             }
             let info = ItemInfo(
                 entry: entry, format: decoder.format, frameCount: decoder.frameCount, metadata: decoder.metadata)
-            state.withLock { $0.timeline.begin(info, atFrame: renderer.producedFrames) }
-            let failure = writeFrames(of: decoder, endIsMarked: &endIsMarked)
-            if let failure {
-                logger.debug("decoding stopped early: \(failure)")
+            let frameZero = renderer.producedFrames - min(startFrame, decoder.frameCount)
+            state.withLock { $0.timeline.begin(info, atFrame: frameZero, announcesStart: !resumes) }
+            switch writeFrames(of: decoder, endIsMarked: &endIsMarked) {
+            case .interrupted:
+                continue
+            case .finished(let failure):
+                if let failure {
+                    logger.debug("decoding stopped early: \(failure)")
+                }
+                state.withLock { $0.timeline.endCurrent(atFrame: renderer.producedFrames, failure: failure) }
+                renderer.wakeProgressWaiter()
             }
-            state.withLock { $0.timeline.endCurrent(atFrame: renderer.producedFrames, failure: failure) }
-            renderer.wakeProgressWaiter()
         }
     }
 
-    /// Moves the next pending entry out of the queue, or returns nil when there is none.
-    private func takeNextEntry() -> QueueEntry? {
+    /// Takes the next pending entry, unless a restart is waiting (which must see the pending list whole).
+    private func nextStep() -> NextStep {
         state.withLock { state in
-            guard !state.pending.isEmpty else { return nil }
+            if state.restart != nil { return .restart }
+            guard !state.pending.isEmpty else { return .idle }
             state.decoderIsIdle = false
-            return state.pending.removeFirst()
+            return .decode(state.pending.removeFirst())
         }
     }
 
-    /// Decodes the whole item into the ring, waiting for space as the sink plays. Returns the decoder's error if it
-    /// stopped early.
-    private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> DecoderError? {
+    /// Drops everything decoded ahead, flushes the output and forgets the timeline; `pending` already holds the new
+    /// order. The renderer then sees an end of stream until the first new frames are written.
+    private func applyRestart() -> Restart? {
+        let restart = state.withLock { state in
+            defer { state.restart = nil }
+            return state.restart
+        }
+        renderer.discardWrittenFrames()
+        renderer.markEndOfStream()
+        sink.flush()
+        // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
+        // while paused, before a render has applied the discard.
+        heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)
+        state.withLock { $0.timeline.removeAll() }
+        renderer.wakeProgressWaiter()
+        return restart
+    }
+
+    /// How writing an item into the ring ended.
+    private enum WriteOutcome {
+        /// The item was decoded to its end, or stopped early with an error.
+        case finished(DecoderError?)
+        /// A skip or seek arrived; the item is abandoned.
+        case interrupted
+    }
+
+    /// Decodes the whole item into the ring, waiting for space as the sink plays, and checking for a skip or seek
+    /// between chunks.
+    private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
         while !isShuttingDown {
+            if state.withLock({ $0.restart != nil }) {
+                return .interrupted
+            }
             if renderer.freeFrames < Self.decodeChunkFrames {
                 renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + .milliseconds(200))
                 continue
@@ -87,10 +142,10 @@ extension PlaybackEngine {
                 sink.resumeAfterEndOfStream()
             }
             if failure != nil || written == 0 {
-                return failure
+                return .finished(failure)
             }
         }
-        return nil
+        return .interrupted
     }
 
     /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped.

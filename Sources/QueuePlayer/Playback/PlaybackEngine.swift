@@ -39,7 +39,7 @@ public final class PlaybackEngine: Sendable {
     let makeDecoder: DecoderFactory
     let state = Mutex<State>(State())
     let eventContinuation: AsyncStream<PlaybackEvent>.Continuation
-    /// Every ring frame before this one has been heard, as confirmed by a drain.
+    /// Every ring frame before this one has been heard (a drain confirmed it) or never will be (it was discarded).
     let heardThroughFrame = Atomic<Int>(0)
     /// Wakes the decoding thread: items were queued, or the engine is shutting down.
     let decoderWake = DispatchSemaphore(value: 0)
@@ -54,6 +54,16 @@ public final class PlaybackEngine: Sendable {
         var decoderIsIdle = false
         var queueFinishedReported = false
         var outputError: AudioSinkError?
+        /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
+        var restart: Restart?
+    }
+
+    /// Where playback starts again after a skip or a seek.
+    struct Restart {
+        /// The frame of the first pending entry to start at.
+        var startFrame: Int
+        /// The entry being resumed (a seek): it posts no second ``PlaybackEvent/itemStarted(_:)``.
+        var resumes: QueueEntry?
     }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
@@ -109,6 +119,42 @@ public final class PlaybackEngine: Sendable {
     public func pause() {
         state.withLock { $0.isPlaying = false }
         sink.setPaused(true)
+    }
+
+    /// Stops the item being heard, drops what was decoded ahead of it and flushes the output, then plays on from
+    /// the next entry. No ``PlaybackEvent/itemFinished(_:)`` is posted for the item left. Does nothing when nothing
+    /// is queued. Any thread; takes effect within one decoding chunk.
+    public func advanceToNextItem() {
+        state.withLock { state in
+            guard state.timeline.playing != nil || !state.pending.isEmpty else { return }
+            let skipped = state.timeline.playing == nil ? 1 : 0
+            state.pending = state.timeline.entriesAfterPlaying + state.pending.dropFirst(skipped)
+            state.restart = Restart(startFrame: 0, resumes: nil)
+            state.queueFinishedReported = false
+        }
+        wakeDecoder()
+    }
+
+    /// Plays the item being heard from `frame` (0-based, sample-exact; past the end, the item ends at once),
+    /// dropping what was decoded ahead and flushing the output. Returns false when no item is being heard.
+    /// Any thread; takes effect within one decoding chunk.
+    @discardableResult
+    public func seek(toFrame frame: Int) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard let playing = state.timeline.playing, playing.info != nil else { return false }
+            state.pending = [playing.entry] + state.timeline.entriesAfterPlaying + state.pending
+            state.restart = Restart(startFrame: max(0, frame), resumes: playing.entry)
+            state.queueFinishedReported = false
+            return true
+        }
+        if accepted { wakeDecoder() }
+        return accepted
+    }
+
+    /// Wakes the decoding thread wherever it waits: idle, or for space in the ring.
+    func wakeDecoder() {
+        decoderWake.signal()
+        renderer.wakeProducer()
     }
 
     /// What is being heard now.

@@ -24,9 +24,20 @@ struct PlaybackTimeline {
     /// The item being heard: started and not finished.
     var current: Segment? { segments.first { $0.hasStarted } }
 
-    /// Starts a segment for an opened item at ring frame `frame`.
-    mutating func begin(_ info: ItemInfo, atFrame frame: Int) {
-        segments.append(Segment(entry: info.entry, info: info, startFrame: frame))
+    /// The item being heard or, before the first is heard, the one about to be.
+    var playing: Segment? { current ?? segments.first }
+
+    /// The entries decoded ahead of the playing one, in order.
+    var entriesAfterPlaying: [QueueEntry] {
+        guard let playing, let index = segments.firstIndex(where: { $0.entry == playing.entry }) else { return [] }
+        return segments[(index + 1)...].map(\.entry)
+    }
+
+    /// Starts a segment for an opened item whose frame 0 falls on ring frame `frame` (earlier than the ring's
+    /// write position when playback resumes inside the item). A resumed item (`announcesStart` false, after a seek)
+    /// counts as started at once and posts no second start.
+    mutating func begin(_ info: ItemInfo, atFrame frame: Int, announcesStart: Bool = true) {
+        segments.append(Segment(entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart))
     }
 
     /// Ends the open segment at `frame`, with `failure` when decoding stopped early.

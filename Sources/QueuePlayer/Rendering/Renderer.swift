@@ -159,6 +159,11 @@ public final class Renderer: Sendable {
         producerWantsFreeSamples.store(0, ordering: .releasing)
     }
 
+    /// Ends a ``waitForSpace(frames:timeout:)`` early (a skip or seek needs the producer). Any thread.
+    func wakeProducer() {
+        spaceAvailable.signal()
+    }
+
     /// Says that nothing follows what was written so far (the queue is exhausted, or a format change needs the
     /// stream drained). The renderer then stops short instead of padding with silence. Producer thread only.
     func markEndOfStream() {
@@ -174,6 +179,7 @@ public final class Renderer: Sendable {
     // MARK: Any thread
 
     /// Makes the renderer drop everything written before now (a skip or a seek). Takes effect at the next render.
+    /// Producer thread only, so that nothing is written between reading the write index and publishing it.
     func discardWrittenFrames() {
         discardTarget.store(ring.producedCount, ordering: .releasing)
     }

@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import QueuePlayer
+import TestSupport
+
+/// Checks that `recording` is a prefix of `left` (the item cut short) followed by exactly `then`; returns the cut
+/// point in frames, or nil with a recorded issue.
+func cutPoint<T: Equatable>(_ recording: [T], left: [T], then: [T]) -> Int? {
+    let cut = recording.count - then.count
+    guard cut >= 0, cut <= left.count else {
+        Issue.record("recording of \(recording.count / 2) frames cannot be a cut of \(left.count / 2) + \(then.count / 2)")
+        return nil
+    }
+    if let difference = sampleDifference(Array(recording[..<cut]), Array(left[..<cut])) {
+        Issue.record("before the cut: \(difference)")
+        return nil
+    }
+    if let difference = sampleDifference(Array(recording[cut...]), then) {
+        Issue.record("after the cut: \(difference)")
+        return nil
+    }
+    return cut / 2
+}
+
+/// Collects events until the queue ends (or `limit`), after running `action` once `trigger` has been seen.
+func events(
+    of engine: PlaybackEngine, after trigger: String, wait: Duration, do action: @Sendable () -> Void
+) async -> [String] {
+    var names: [String] = []
+    var acted = false
+    for await event in engine.events {
+        names += eventNames([event])
+        if !acted, names.last == trigger {
+            acted = true
+            try? await Task.sleep(for: wait)
+            action()
+        }
+        if event == .queueFinished { break }
+    }
+    return names
+}
+
+@Suite("Skipping and seeking drop what was decoded ahead, and nothing else")
+struct SkipAndSeekTests {
+    @Test("advancing leaves the item at once and plays the next ones whole, with no finished event for it")
+    func advance() async throws {
+        let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue(["join-1", "join-2", "join-3"].map(Fixtures.mp3))
+        engine.play()
+        let names = await events(of: engine, after: "start join-1", wait: .milliseconds(300)) {
+            engine.advanceToNextItem()
+        }
+        engine.shutdown()
+        #expect(names == ["start join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
+        let rest = try Fixtures.referenceFloat("join-2") + Fixtures.referenceFloat("join-3")
+        let cut = cutPoint(sink.takeRecording(), left: try Fixtures.referenceFloat("join-1"), then: rest)
+        #expect((cut ?? 0) > 4_410 && (cut ?? .max) < 60_000, "cut at \(cut ?? -1) frames")
+    }
+
+    @Test("seeking jumps to the exact frame of the same item, without a second start event")
+    func seekForward() async throws {
+        let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
+        engine.play()
+        let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(200)) {
+            #expect(engine.seek(toFrame: 198_450))
+        }
+        engine.shutdown()
+        #expect(names == [
+            "start stereo-44k-5s", "end stereo-44k-5s", "start join-1", "end join-1", "queue end",
+        ])
+        let reference = try Fixtures.referenceFloat("stereo-44k-5s")
+        let rest = Array(reference[(198_450 * 2)...]) + (try Fixtures.referenceFloat("join-1"))
+        let cut = cutPoint(sink.takeRecording(), left: reference, then: rest)
+        #expect(cut != nil)
+    }
+
+    @Test("a seek while paused is heard from the new frame when play resumes")
+    func seekWhilePaused() async throws {
+        let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        engine.play()
+        var iterator = engine.events.makeAsyncIterator()
+        _ = await iterator.next()
+        engine.pause()
+        #expect(engine.seek(toFrame: 200_000))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(engine.status().elapsedFrames == 200_000)
+        engine.play()
+        #expect(await iterator.next().map { eventNames([$0]) } == ["end stereo-44k-5s"])
+        engine.shutdown()
+        let reference = try Fixtures.referenceFloat("stereo-44k-5s")
+        #expect(cutPoint(sink.takeRecording(), left: reference, then: Array(reference[(200_000 * 2)...])) != nil)
+    }
+
+    @Test("through PulseAudio, a skip flushes the old item and the next ones are heard bit-exact")
+    func advanceThroughPulseAudio() async throws {
+        let server = try await PulseServer(name: "skip")
+        let recording = try await MonitorRecording(server: server)
+        let engine = PlaybackEngine(
+            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        engine.enqueue(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3))
+        engine.play()
+        let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(700)) {
+            engine.advanceToNextItem()
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let samples = soundingFrames(recording.finish())
+        engine.shutdown()
+        #expect(names == ["start stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
+        let rest = soundingFrames(try Fixtures.referenceInt16("join-2") + Fixtures.referenceInt16("join-3"))
+        let cut = cutPoint(samples, left: soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s")), then: rest)
+        // 700 ms were waited, but what the server held beyond what was heard is flushed: the cut shows about that.
+        #expect((cut ?? 0) > 22_050 && (cut ?? .max) < 88_200, "cut at \(cut ?? -1) frames")
+    }
+}
