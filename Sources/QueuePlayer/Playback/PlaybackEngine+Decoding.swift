@@ -66,8 +66,12 @@ extension PlaybackEngine {
             }
             let info = ItemInfo(
                 entry: entry, format: decoder.format, frameCount: decoder.frameCount, metadata: decoder.metadata)
-            let frameZero = renderer.producedFrames - min(startFrame, decoder.frameCount)
-            state.withLock { $0.timeline.begin(info, atFrame: frameZero, announcesStart: !resumes) }
+            let resumeFrame = min(startFrame, decoder.frameCount)
+            state.withLock { state in
+                state.timeline.begin(
+                    info, atFrame: renderer.producedFrames - resumeFrame, resumingAt: resumeFrame,
+                    announcesStart: !resumes)
+            }
             switch writeFrames(of: decoder, endIsMarked: &endIsMarked) {
             case .interrupted:
                 continue
@@ -104,7 +108,10 @@ extension PlaybackEngine {
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
         // while paused, before a render has applied the discard.
         heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)
-        state.withLock { $0.timeline.removeAll() }
+        state.withLock { state in
+            state.timeline.removeAll()
+            state.resetObserverProgress()
+        }
         renderer.wakeProgressWaiter()
         return restart
     }

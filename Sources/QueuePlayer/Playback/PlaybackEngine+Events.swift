@@ -6,12 +6,14 @@ extension PlaybackEngine {
     func runEvents() {
         while !isShuttingDown {
             let audible = audibleFrame()
-            let (events, nextFrame, queueDone) = state.withLock { state in
+            let (observerTimes, events, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
+                let observerTimes = state.dueObserverTimes(audibleFrame: audible)
                 let events = state.timeline.advance(toAudibleFrame: audible)
                 let done = state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
                     && !state.queueFinishedReported
-                return (events, state.timeline.nextEventFrame, done)
+                return (observerTimes, events, state.timeline.nextEventFrame, state.nextObserverFrame, done)
             }
+            for (observer, time) in observerTimes { observer.deliver(time) }
             events.forEach(post)
             if queueDone {
                 finishQueue()
@@ -23,7 +25,7 @@ extension PlaybackEngine {
                 guard drainOutput() else { return }
                 continue
             }
-            waitForAudibleFrame(nextFrame)
+            waitForAudibleFrame([nextFrame, nextObserverFrame].compactMap { $0 }.min())
         }
     }
 

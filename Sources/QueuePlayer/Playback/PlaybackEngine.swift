@@ -56,6 +56,23 @@ public final class PlaybackEngine: Sendable {
         var outputError: AudioSinkError?
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
+        var nextObserverID = 1
+        /// Periodic observers, and for each the item and multiple it has reached.
+        var periodicObservers: [Int: ObserverProgress] = [:]
+
+        /// Makes every observer start over with the next item heard (after a skip or seek).
+        mutating func resetObserverProgress() {
+            for id in periodicObservers.keys { periodicObservers[id]?.entryID = nil }
+        }
+    }
+
+    /// How far one periodic observer has been told.
+    struct ObserverProgress {
+        let observer: PeriodicTimeObserver
+        /// The entry the multiples count in; nil before the first item or after a skip or seek.
+        var entryID: Int?
+        /// The next multiple of the interval to report.
+        var nextMultiple: Int64 = 0
     }
 
     /// Where playback starts again after a skip or a seek.
@@ -99,6 +116,45 @@ public final class PlaybackEngine: Sendable {
         return entries
     }
 
+    /// Calls `block` on `queue` with the current item's time (`MediaTime` in the item's sample rate) at every multiple
+    /// of `interval` as playback passes it (0, interval, 2 × interval, … counted from each item's start), once the
+    /// frame at that time has been heard; and also once with the exact time when playback starts or pauses, and
+    /// once at the new time after a seek; two calls in a row never report the same time. With an unpaced
+    /// ``NullSink`` the calls come as fast as decoding, in the same order. `interval` must be positive and numeric. Any thread; the block never runs on the audio path.
+    public func addPeriodicTimeObserver(
+        forInterval interval: MediaTime, queue: DispatchQueue = .main,
+        using block: @escaping @Sendable (MediaTime) -> Void
+    ) -> TimeObserverToken {
+        precondition(interval.isNumeric && interval > .zero, "a periodic time observer needs a positive interval")
+        let observer = PeriodicTimeObserver(interval: interval, queue: queue, block: block)
+        let audible = audibleFrame()
+        let token = state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            var progress = ObserverProgress(observer: observer)
+            state.startObserver(&progress, audibleFrame: audible)
+            state.periodicObservers[state.nextObserverID] = progress
+            return TimeObserverToken(id: state.nextObserverID)
+        }
+        renderer.wakeProgressWaiter()
+        return token
+    }
+
+    /// Removes a time observer. Once this returns, no new call of its block starts (a call already running on
+    /// another thread is waited for, unless this is called from inside that call). Any thread.
+    public func removeTimeObserver(_ token: TimeObserverToken) {
+        let removed = state.withLock { $0.periodicObservers.removeValue(forKey: token.id) }
+        removed?.observer.deactivate()
+    }
+
+    /// Tells every periodic observer the current time (at start and stop), if an item is being heard.
+    private func reportCurrentTime() {
+        let status = status()
+        guard let item = status.current else { return }
+        let time = MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
+        let observers = state.withLock { $0.periodicObservers.values.map(\.observer) }
+        observers.forEach { $0.deliver(time) }
+    }
+
     /// Starts or resumes playback. The first call starts the engine's threads.
     public func play() {
         let startThreads = state.withLock { state -> Bool in
@@ -113,12 +169,14 @@ public final class PlaybackEngine: Sendable {
         } else {
             sink.setPaused(false)
         }
+        reportCurrentTime()
     }
 
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
     public func pause() {
         state.withLock { $0.isPlaying = false }
         sink.setPaused(true)
+        reportCurrentTime()
     }
 
     /// Stops the item being heard, drops what was decoded ahead of it and flushes the output, then plays on from

@@ -14,6 +14,8 @@ struct PlaybackTimeline {
         /// Why the item stopped before its end, if it did.
         var failure: DecoderError?
         var hasStarted = false
+        /// The item frame playback began at: 0, or where a seek landed.
+        var resumeFrame = 0
     }
 
     /// Segments not yet fully reported, in stream order.
@@ -36,8 +38,9 @@ struct PlaybackTimeline {
     /// Starts a segment for an opened item whose frame 0 falls on ring frame `frame` (earlier than the ring's
     /// write position when playback resumes inside the item). A resumed item (`announcesStart` false, after a seek)
     /// counts as started at once and posts no second start.
-    mutating func begin(_ info: ItemInfo, atFrame frame: Int, announcesStart: Bool = true) {
-        segments.append(Segment(entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart))
+    mutating func begin(_ info: ItemInfo, atFrame frame: Int, resumingAt resumeFrame: Int = 0, announcesStart: Bool = true) {
+        segments.append(Segment(
+            entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart, resumeFrame: resumeFrame))
     }
 
     /// Ends the open segment at `frame`, with `failure` when decoding stopped early.

@@ -1,0 +1,56 @@
+extension PlaybackEngine.State {
+    /// The observer calls due now that ring frames before `audible` have been heard, in order, advancing each
+    /// observer. Segments are walked in order, so a jump over a whole item (unpaced playback) still reports every
+    /// multiple in it. Event thread, under the engine's lock.
+    mutating func dueObserverTimes(audibleFrame audible: Int) -> [(PeriodicTimeObserver, MediaTime)] {
+        var due: [(PeriodicTimeObserver, MediaTime)] = []
+        let ids = periodicObservers.keys.sorted()
+        for segment in timeline.segments {
+            guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { break }
+            let rate = info.format.sampleRate
+            let heard = min(audible, segment.endFrame ?? .max) - segment.startFrame
+            for id in ids {
+                guard var progress = periodicObservers[id] else { continue }
+                let observer = progress.observer
+                if progress.entryID != segment.entry.id {
+                    progress.entryID = segment.entry.id
+                    progress.nextMultiple = observer.firstMultiple(atOrAfterFrame: segment.resumeFrame, rate: rate)
+                    let jump = MediaTime(value: Int64(segment.resumeFrame), timescale: Int32(rate))
+                    if segment.resumeFrame > 0, jump != observer.interval * progress.nextMultiple {
+                        due.append((observer, jump))
+                    }
+                }
+                while case let time = observer.interval * progress.nextMultiple,
+                    PeriodicTimeObserver.isHeard(time, heardFrames: heard, rate: rate)
+                {
+                    due.append((observer, time))
+                    progress.nextMultiple += 1
+                }
+                periodicObservers[id] = progress
+            }
+        }
+        return due
+    }
+
+    /// The ring frame whose hearing makes the next observer call due, for the event thread's sleep.
+    var nextObserverFrame: Int? {
+        guard let segment = timeline.playing, let info = segment.info else { return nil }
+        let rate = Int64(info.format.sampleRate)
+        return periodicObservers.values.compactMap { progress -> Int? in
+            guard progress.entryID == segment.entry.id else { return segment.startFrame + segment.resumeFrame + 1 }
+            let time = progress.observer.interval * progress.nextMultiple
+            guard time.isNumeric else { return nil }
+            let (frame, _) = MediaTime.scale(time.value, by: rate, dividedBy: Int64(time.timescale))
+            return frame.map { segment.startFrame + Int($0) + 1 }
+        }.min()
+    }
+
+    /// Where a newly added observer starts: at the next multiple in the item being heard, or (before any item is
+    /// heard) at 0 of the first.
+    mutating func startObserver(_ progress: inout PlaybackEngine.ObserverProgress, audibleFrame audible: Int) {
+        guard let segment = timeline.current, let info = segment.info else { return }
+        progress.entryID = segment.entry.id
+        progress.nextMultiple = progress.observer.firstMultiple(
+            atOrAfterFrame: max(0, audible - segment.startFrame), rate: info.format.sampleRate)
+    }
+}

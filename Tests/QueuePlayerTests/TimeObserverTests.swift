@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import QueuePlayer
+import TestSupport
+
+/// Collects the times an observer reports, in order.
+final class TimeLog: Sendable {
+    private let times = Mutex<[MediaTime]>([])
+    let queue = DispatchQueue(label: "time-log")
+
+    func append(_ time: MediaTime) { times.withLock { $0.append(time) } }
+
+    /// The times so far, once every call queued before now has run.
+    var recorded: [MediaTime] {
+        queue.sync {}
+        return times.withLock { $0 }
+    }
+}
+
+/// Plays `names` on an unpaced NullSink with one periodic observer and returns what it reported.
+func observe(_ names: [String], every interval: MediaTime) async -> [MediaTime] {
+    let engine = PlaybackEngine(sink: NullSink(pacing: .unpaced), logger: quietLogger)
+    let log = TimeLog()
+    _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) { log.append($0) }
+    engine.enqueue(names.map(Fixtures.mp3))
+    engine.play()
+    for await event in engine.events where event == .queueFinished { break }
+    engine.shutdown()
+    return log.recorded
+}
+
+@Suite("Periodic time observers report item time, frame-exact, in order")
+struct TimeObserverTests {
+    let tenMilliseconds = MediaTime(value: 10, timescale: 1000)
+
+    @Test("a 10 ms observer over a 5 s item fires at 0.00, 0.01, ... 4.99, exactly once each")
+    func everyTenMilliseconds() async {
+        let times = await observe(["stereo-44k-5s"], every: tenMilliseconds)
+        #expect(times == (0..<500).map { tenMilliseconds * Int64($0) })
+    }
+
+    @Test("the count starts again at 0 with each item")
+    func restartsPerItem() async {
+        let times = await observe(["join-1", "join-2"], every: MediaTime(value: 1, timescale: 2))
+        #expect(times.map(\.seconds) == [0, 0.5, 1.0, 0, 0.5, 1.0])
+    }
+
+    @Test("once removeTimeObserver returns, the block is not called again")
+    func removal() async throws {
+        let engine = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
+        let log = TimeLog()
+        let token = engine.addPeriodicTimeObserver(forInterval: tenMilliseconds, queue: log.queue) { log.append($0) }
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        engine.play()
+        while log.recorded.count < 20 { try await Task.sleep(for: .milliseconds(20)) }
+        engine.removeTimeObserver(token)
+        let atRemoval = log.recorded.count
+        try await Task.sleep(for: .milliseconds(300))
+        engine.shutdown()
+        #expect(log.recorded.count == atRemoval)
+    }
+
+    @Test("pause reports the exact time; a seek reports the new time, then the multiples after it")
+    func pauseAndSeekExtras() async throws {
+        let engine = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
+        let log = TimeLog()
+        let interval = MediaTime(value: 1, timescale: 10)
+        _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) { log.append($0) }
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        engine.play()
+        while log.recorded.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+        engine.pause()
+        let paused = try #require(log.recorded.last)
+        #expect(paused.timescale == 44_100, "the pause is reported at the exact frame")
+        #expect(paused > interval * 2 && paused < interval * 10)
+        #expect(engine.seek(toFrame: 133_000))
+        engine.play()
+        while log.recorded.last.map({ $0 < interval * 32 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
+        engine.shutdown()
+        let afterSeek = Array(log.recorded.drop { $0 != MediaTime(value: 133_000, timescale: 44_100) })
+        #expect(afterSeek.prefix(3) == [MediaTime(value: 133_000, timescale: 44_100), interval * 31, interval * 32])
+    }
+}
