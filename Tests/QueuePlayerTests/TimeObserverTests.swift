@@ -84,4 +84,36 @@ struct TimeObserverTests {
         let afterSeek = Array(log.recorded.drop { $0 != MediaTime(value: 133_000, timescale: 44_100) })
         #expect(afterSeek.prefix(3) == [MediaTime(value: 133_000, timescale: 44_100), interval * 31, interval * 32])
     }
+
+    @Test("a boundary observer fires once per item as playback crosses each time, and not for times a seek skips")
+    func boundaries() async throws {
+        let engine = PlaybackEngine(sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let crossings = TimeLog()
+        let times = [MediaTime(value: 12, timescale: 10), MediaTime(value: 1, timescale: 2), .indefinite]
+        _ = engine.addBoundaryTimeObserver(forTimes: times, queue: crossings.queue) { crossings.append(.zero) }
+        let periodic = TimeLog()
+        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: periodic.queue) {
+            periodic.append($0)
+        }
+        engine.enqueue(["join-1", "join-2", "join-3"].map(Fixtures.mp3))
+        engine.play()
+        for await event in engine.events where event == .queueFinished { break }
+        engine.shutdown()
+        #expect(crossings.recorded.count == 6, "0.5 s and 1.2 s in each of three 1.5 s items")
+        #expect(periodic.recorded.count == 9)
+
+        let seeking = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
+        let crossed = TimeLog()
+        _ = seeking.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: crossed.queue) {
+            crossed.append(.zero)
+        }
+        seeking.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        seeking.play()
+        var iterator = seeking.events.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(seeking.seek(toFrame: 88_200))
+        try await Task.sleep(for: .milliseconds(300))
+        seeking.shutdown()
+        #expect(crossed.recorded.isEmpty, "the seek jumped over 1.0 s; nothing crossed it")
+    }
 }

@@ -2,31 +2,31 @@ extension PlaybackEngine.State {
     /// The observer calls due now that ring frames before `audible` have been heard, in order, advancing each
     /// observer. Segments are walked in order, so a jump over a whole item (unpaced playback) still reports every
     /// multiple in it. Event thread, under the engine's lock.
-    mutating func dueObserverTimes(audibleFrame audible: Int) -> [(PeriodicTimeObserver, MediaTime)] {
-        var due: [(PeriodicTimeObserver, MediaTime)] = []
-        let ids = periodicObservers.keys.sorted()
+    mutating func dueObserverTimes(audibleFrame audible: Int) -> [(TimeObserver, MediaTime)] {
+        var due: [(TimeObserver, MediaTime)] = []
+        let ids = timeObservers.keys.sorted()
         for segment in timeline.segments {
             guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { break }
             let rate = info.format.sampleRate
             let heard = min(audible, segment.endFrame ?? .max) - segment.startFrame
             for id in ids {
-                guard var progress = periodicObservers[id] else { continue }
+                guard var progress = timeObservers[id] else { continue }
                 let observer = progress.observer
                 if progress.entryID != segment.entry.id {
                     progress.entryID = segment.entry.id
-                    progress.nextMultiple = observer.firstMultiple(atOrAfterFrame: segment.resumeFrame, rate: rate)
+                    progress.nextIndex = observer.firstIndex(atOrAfterFrame: segment.resumeFrame, rate: rate)
                     let jump = MediaTime(value: Int64(segment.resumeFrame), timescale: Int32(rate))
-                    if segment.resumeFrame > 0, jump != observer.interval * progress.nextMultiple {
+                    if observer.isPeriodic, segment.resumeFrame > 0, jump != observer.time(at: progress.nextIndex) {
                         due.append((observer, jump))
                     }
                 }
-                while case let time = observer.interval * progress.nextMultiple,
-                    PeriodicTimeObserver.isHeard(time, heardFrames: heard, rate: rate)
+                while let time = observer.time(at: progress.nextIndex),
+                    TimeObserver.isHeard(time, heardFrames: heard, rate: rate)
                 {
                     due.append((observer, time))
-                    progress.nextMultiple += 1
+                    progress.nextIndex += 1
                 }
-                periodicObservers[id] = progress
+                timeObservers[id] = progress
             }
         }
         return due
@@ -36,10 +36,9 @@ extension PlaybackEngine.State {
     var nextObserverFrame: Int? {
         guard let segment = timeline.playing, let info = segment.info else { return nil }
         let rate = Int64(info.format.sampleRate)
-        return periodicObservers.values.compactMap { progress -> Int? in
+        return timeObservers.values.compactMap { progress -> Int? in
             guard progress.entryID == segment.entry.id else { return segment.startFrame + segment.resumeFrame + 1 }
-            let time = progress.observer.interval * progress.nextMultiple
-            guard time.isNumeric else { return nil }
+            guard let time = progress.observer.time(at: progress.nextIndex), time.isNumeric else { return nil }
             let (frame, _) = MediaTime.scale(time.value, by: rate, dividedBy: Int64(time.timescale))
             return frame.map { segment.startFrame + Int($0) + 1 }
         }.min()
@@ -50,7 +49,7 @@ extension PlaybackEngine.State {
     mutating func startObserver(_ progress: inout PlaybackEngine.ObserverProgress, audibleFrame audible: Int) {
         guard let segment = timeline.current, let info = segment.info else { return }
         progress.entryID = segment.entry.id
-        progress.nextMultiple = progress.observer.firstMultiple(
+        progress.nextIndex = progress.observer.firstIndex(
             atOrAfterFrame: max(0, audible - segment.startFrame), rate: info.format.sampleRate)
     }
 }

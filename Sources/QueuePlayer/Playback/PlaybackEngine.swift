@@ -57,22 +57,22 @@ public final class PlaybackEngine: Sendable {
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
         var nextObserverID = 1
-        /// Periodic observers, and for each the item and multiple it has reached.
-        var periodicObservers: [Int: ObserverProgress] = [:]
+        /// Time observers, and for each the item and the index of the next time it reports.
+        var timeObservers: [Int: ObserverProgress] = [:]
 
         /// Makes every observer start over with the next item heard (after a skip or seek).
         mutating func resetObserverProgress() {
-            for id in periodicObservers.keys { periodicObservers[id]?.entryID = nil }
+            for id in timeObservers.keys { timeObservers[id]?.entryID = nil }
         }
     }
 
-    /// How far one periodic observer has been told.
+    /// How far one time observer has been told.
     struct ObserverProgress {
-        let observer: PeriodicTimeObserver
-        /// The entry the multiples count in; nil before the first item or after a skip or seek.
+        let observer: TimeObserver
+        /// The entry the times count in; nil before the first item or after a skip or seek.
         var entryID: Int?
-        /// The next multiple of the interval to report.
-        var nextMultiple: Int64 = 0
+        /// The index of the next time to report (the multiple, or the boundary).
+        var nextIndex: Int64 = 0
     }
 
     /// Where playback starts again after a skip or a seek.
@@ -120,19 +120,33 @@ public final class PlaybackEngine: Sendable {
     /// of `interval` as playback passes it (0, interval, 2 × interval, … counted from each item's start), once the
     /// frame at that time has been heard; and also once with the exact time when playback starts or pauses, and
     /// once at the new time after a seek; two calls in a row never report the same time. With an unpaced
-    /// ``NullSink`` the calls come as fast as decoding, in the same order. `interval` must be positive and numeric. Any thread; the block never runs on the audio path.
+    /// ``NullSink`` the calls come as fast as decoding, in the same order. `interval` must be positive and
+    /// numeric. Any thread; the block never runs on the audio path.
     public func addPeriodicTimeObserver(
         forInterval interval: MediaTime, queue: DispatchQueue = .main,
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> TimeObserverToken {
         precondition(interval.isNumeric && interval > .zero, "a periodic time observer needs a positive interval")
-        let observer = PeriodicTimeObserver(interval: interval, queue: queue, block: block)
+        return addTimeObserver(TimeObserver(schedule: .periodic(interval), queue: queue, block: block))
+    }
+
+    /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline (once per item, as
+    /// the frame at that time is heard). Times a seek jumps over are not reported; start, stop and seek are not
+    /// reported either. Non-numeric times are ignored. Any thread; the block never runs on the audio path.
+    public func addBoundaryTimeObserver(
+        forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
+    ) -> TimeObserverToken {
+        let boundaries = Array(Set(times.filter(\.isNumeric))).sorted()
+        return addTimeObserver(TimeObserver(schedule: .boundaries(boundaries), queue: queue) { _ in block() })
+    }
+
+    private func addTimeObserver(_ observer: TimeObserver) -> TimeObserverToken {
         let audible = audibleFrame()
         let token = state.withLock { state in
             defer { state.nextObserverID += 1 }
             var progress = ObserverProgress(observer: observer)
             state.startObserver(&progress, audibleFrame: audible)
-            state.periodicObservers[state.nextObserverID] = progress
+            state.timeObservers[state.nextObserverID] = progress
             return TimeObserverToken(id: state.nextObserverID)
         }
         renderer.wakeProgressWaiter()
@@ -142,7 +156,7 @@ public final class PlaybackEngine: Sendable {
     /// Removes a time observer. Once this returns, no new call of its block starts (a call already running on
     /// another thread is waited for, unless this is called from inside that call). Any thread.
     public func removeTimeObserver(_ token: TimeObserverToken) {
-        let removed = state.withLock { $0.periodicObservers.removeValue(forKey: token.id) }
+        let removed = state.withLock { $0.timeObservers.removeValue(forKey: token.id) }
         removed?.observer.deactivate()
     }
 
@@ -151,7 +165,7 @@ public final class PlaybackEngine: Sendable {
         let status = status()
         guard let item = status.current else { return }
         let time = MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
-        let observers = state.withLock { $0.periodicObservers.values.map(\.observer) }
+        let observers = state.withLock { $0.timeObservers.values.map(\.observer).filter(\.isPeriodic) }
         observers.forEach { $0.deliver(time) }
     }
 
