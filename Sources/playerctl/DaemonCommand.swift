@@ -29,9 +29,10 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(help: "With --sink null: decode as fast as possible instead of in real time.")
     var unpaced = false
 
-    @Option(help: ArgumentHelp(
-        "PulseAudio server address (unix:/path/to/native or tcp:host:port).",
-        discussion: "Default: $PULSE_SERVER, then $XDG_RUNTIME_DIR/pulse/native.", valueName: "address"))
+    @Option(
+        help: ArgumentHelp(
+            "PulseAudio server address (unix:/path/to/native or tcp:host:port).",
+            discussion: "Default: $PULSE_SERVER, then $XDG_RUNTIME_DIR/pulse/native.", valueName: "address"))
     var server: String?
 
     @Flag(help: "Exit once the last item has been heard, instead of waiting for more.")

@@ -51,7 +51,8 @@ final class PlaybackService: Service {
             case .itemStarted(let item):
                 var metadata: Logger.Metadata = ["duration": "\(StatusLine.clock(item.duration))"]
                 metadata["title"] = item.metadata.title.map { "\($0)" }
-                metadata["artist"] = item.metadata.artists.isEmpty ? nil : "\(item.metadata.artists.joined(separator: ", "))"
+                metadata["artist"] =
+                    item.metadata.artists.isEmpty ? nil : "\(item.metadata.artists.joined(separator: ", "))"
                 logger.info("playing \(item.entry.url.path)", metadata: metadata)
             case .itemFinished(let entry):
                 logger.debug("finished \(entry.url.path)")

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 /// Decodes a whole item into one array, returning the samples and the error that ended decoding, if any.
 func decodeAll(_ decoder: any AudioDecoder) -> (samples: [Float], error: DecoderError?) {
@@ -75,7 +75,9 @@ struct DecoderTests {
             try decoder.seek(toFrame: frame)
             let samples = decodeAll(decoder).samples
             #expect(samples.count == reference.count - frame * 2)
-            #expect(sampleDifference(Array(samples.prefix(2048)), Array(reference[(frame * 2)..<(frame * 2 + 2048)])) == nil, "at \(frame)")
+            #expect(
+                sampleDifference(Array(samples.prefix(2048)), Array(reference[(frame * 2)..<(frame * 2 + 2048)]))
+                    == nil, "at \(frame)")
         }
         #expect(throws: DecoderError.self) { try decoder.seek(toFrame: decoder.frameCount + 1) }
     }

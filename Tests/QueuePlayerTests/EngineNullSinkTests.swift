@@ -1,13 +1,15 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 /// Plays `names` through an engine on an unpaced recording `NullSink`; returns the events up to the queue's end
 /// and the rendered samples.
-func playOnNullSink(_ urls: [URL], pacing: NullSink.Pacing = .unpaced) async throws
+func playOnNullSink(
+    _ urls: [URL], pacing: NullSink.Pacing = .unpaced
+) async throws
     -> (events: [PlaybackEvent], samples: [Float])
 {
     let sink = NullSink(pacing: pacing, recordingFrames: 2_000_000)
@@ -45,9 +47,10 @@ struct EngineNullSinkTests {
         let (events, samples) = try await playOnNullSink(names.map(Fixtures.mp3))
         let reference = try names.flatMap { try Fixtures.referenceFloat($0) }
         #expect(sampleDifference(samples, reference) == nil)
-        #expect(eventNames(events) == [
-            "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
-        ])
+        #expect(
+            eventNames(events) == [
+                "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
+            ])
         if case .itemStarted(let first) = events.first {
             #expect(first.frameCount == 66_150)
             #expect(first.entry.id == 1)
@@ -58,11 +61,12 @@ struct EngineNullSinkTests {
     func badItemsFailAlone() async throws {
         let urls = ["join-1", "does-not-exist", "not-audio", "truncated", "empty", "join-2"].map(Fixtures.mp3)
         let (events, samples) = try await playOnNullSink(urls)
-        #expect(eventNames(events) == [
-            "start join-1", "end join-1", "fail does-not-exist fileNotFound", "fail not-audio notMPEGAudio",
-            "start truncated", "fail truncated truncated", "fail empty empty", "start join-2", "end join-2",
-            "queue end",
-        ])
+        #expect(
+            eventNames(events) == [
+                "start join-1", "end join-1", "fail does-not-exist fileNotFound", "fail not-audio notMPEGAudio",
+                "start truncated", "fail truncated truncated", "fail empty empty", "start join-2", "end join-2",
+                "queue end",
+            ])
         let reference = try ["join-1", "truncated", "join-2"].flatMap { try Fixtures.referenceFloat($0) }
         #expect(sampleDifference(samples, reference) == nil)
     }

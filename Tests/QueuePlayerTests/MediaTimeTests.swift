@@ -20,9 +20,10 @@ struct MediaTimeTests {
             .invalid, .positiveInfinity, .indefinite, MediaTime(value: 3, timescale: 2), .zero,
             MediaTime(value: -5, timescale: 1), .negativeInfinity,
         ]
-        #expect(times.sorted().map(\.description) == [
-            "-infinity", "-5.0 s (-5/1)", "0.0 s (0/1)", "1.5 s (3/2)", "indefinite", "+infinity", "invalid",
-        ])
+        #expect(
+            times.sorted().map(\.description) == [
+                "-infinity", "-5.0 s (-5/1)", "0.0 s (0/1)", "1.5 s (3/2)", "indefinite", "+infinity", "invalid",
+            ])
         #expect(MediaTime.invalid == MediaTime(value: 1, timescale: 0))
         // Exact even where Double would not be: 2^62 + 1 units of 1/3 s against 2^62 units of 1/3 s.
         #expect(MediaTime(value: (1 << 62) + 1, timescale: 3) > MediaTime(value: 1 << 62, timescale: 3))

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 /// Collects an engine's events until `last` or a time limit, so that a broken output fails the test, not hangs it.
 func events(
@@ -37,7 +37,8 @@ struct PulseAudioTests {
     func threeItemsBitExact() async throws {
         let server = try await PulseServer(name: "join")
         let recording = try await MonitorRecording(server: server)
-        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let engine = PlaybackEngine(
+            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         let names = ["join-1", "join-2", "join-3"]
         engine.enqueue(names.map(Fixtures.mp3))
         engine.play()
@@ -45,9 +46,10 @@ struct PulseAudioTests {
         try await Task.sleep(for: .milliseconds(200))
         let samples = recording.finish()
         engine.shutdown()
-        #expect(eventNames(played) == [
-            "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
-        ])
+        #expect(
+            eventNames(played) == [
+                "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
+            ])
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
         #expect(recordingDifference(samples, reference: reference) == nil)
     }
@@ -56,7 +58,8 @@ struct PulseAudioTests {
     func pauseAndResume() async throws {
         let server = try await PulseServer(name: "pause")
         let recording = try await MonitorRecording(server: server)
-        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let engine = PlaybackEngine(
+            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
         try await Task.sleep(for: .milliseconds(800))
@@ -97,7 +100,8 @@ struct PulseAudioTests {
     @Test("a server that dies during playback becomes an error event, not a crash or a hang")
     func serverDies() async throws {
         let server = try await PulseServer(name: "dies")
-        let engine = PlaybackEngine(sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let engine = PlaybackEngine(
+            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
         engine.play()
         var iterator = engine.events.makeAsyncIterator()
@@ -105,7 +109,8 @@ struct PulseAudioTests {
         await server.stop()
         let clock = ContinuousClock()
         let stopped = clock.now
-        let rest = await events(of: engine, until: { if case .outputFailed = $0 { true } else { false } }, within: .seconds(10))
+        let rest = await events(
+            of: engine, until: { if case .outputFailed = $0 { true } else { false } }, within: .seconds(10))
         #expect(clock.now - stopped < .seconds(10), "the engine hung after the server died")
         #expect(eventNames(rest).last == "output failed serverDisconnected")
         engine.shutdown()

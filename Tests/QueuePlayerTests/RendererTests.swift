@@ -1,7 +1,7 @@
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 @Suite("Renderer: the one render path every sink shares")
 struct RendererTests {
@@ -11,11 +11,12 @@ struct RendererTests {
         let values = (0..<frames * 2).map { Float(first + $0 / 2) / 65_536 }
         var offset = 0
         while offset < values.count {
-            offset += renderer.write { span in
-                let count = min(span.count, values.count - offset) / 2
-                for index in 0..<count * 2 { span[index] = values[offset + index] }
-                return count
-            } * 2
+            offset +=
+                renderer.write { span in
+                    let count = min(span.count, values.count - offset) / 2
+                    for index in 0..<count * 2 { span[index] = values[offset + index] }
+                    return count
+                } * 2
         }
         return values
     }

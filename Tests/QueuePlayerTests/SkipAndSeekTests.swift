@@ -1,16 +1,17 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 /// Checks that `recording` is a prefix of `left` (the item cut short) followed by exactly `then`; returns the cut
 /// point in frames, or nil with a recorded issue.
 func cutPoint<T: Equatable>(_ recording: [T], left: [T], then: [T]) -> Int? {
     let cut = recording.count - then.count
     guard cut >= 0, cut <= left.count else {
-        Issue.record("recording of \(recording.count / 2) frames cannot be a cut of \(left.count / 2) + \(then.count / 2)")
+        Issue.record(
+            "recording of \(recording.count / 2) frames cannot be a cut of \(left.count / 2) + \(then.count / 2)")
         return nil
     }
     if let difference = sampleDifference(Array(recording[..<cut]), Array(left[..<cut])) {
@@ -70,9 +71,10 @@ struct SkipAndSeekTests {
             #expect(engine.seek(toFrame: 198_450))
         }
         engine.shutdown()
-        #expect(names == [
-            "start stereo-44k-5s", "end stereo-44k-5s", "start join-1", "end join-1", "queue end",
-        ])
+        #expect(
+            names == [
+                "start stereo-44k-5s", "end stereo-44k-5s", "start join-1", "end join-1", "queue end",
+            ])
         let reference = try Fixtures.referenceFloat("stereo-44k-5s")
         let rest = Array(reference[(198_450 * 2)...]) + (try Fixtures.referenceFloat("join-1"))
         let cut = cutPoint(sink.takeRecording(), left: reference, then: rest)
@@ -112,7 +114,8 @@ struct SkipAndSeekTests {
         try await Task.sleep(for: .milliseconds(200))
         let samples = soundingFrames(recording.finish())
         engine.shutdown()
-        #expect(names == ["start stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
+        #expect(
+            names == ["start stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
         let rest = soundingFrames(try Fixtures.referenceInt16("join-2") + Fixtures.referenceInt16("join-3"))
         let cut = cutPoint(samples, left: soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s")), then: rest)
         // 700 ms were waited, but what the server held beyond what was heard is flushed: the cut shows about that.

@@ -2,10 +2,10 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
-import TestSupport
 
 /// Collects the times an observer reports, in order.
 final class TimeLog: Sendable {

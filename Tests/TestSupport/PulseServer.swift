@@ -17,8 +17,9 @@ public final class PulseServer: Sendable {
         directory = "/tmp/queueplayer-test-pulse-\(getpid())-\(name)"
         let result = await Subprocess.run(Self.script, ["start", directory])
         guard result.status == 0 else {
-            throw StartError(description: "no PulseAudio server could be started in \(directory): "
-                + "\(result.standardError) (run scripts/setup to install pulseaudio)")
+            throw StartError(
+                description: "no PulseAudio server could be started in \(directory): "
+                    + "\(result.standardError) (run scripts/setup to install pulseaudio)")
         }
         address = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }

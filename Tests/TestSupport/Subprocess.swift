@@ -45,7 +45,8 @@ public enum Subprocess {
 
     /// An empty file in the temporary directory, unique to this call.
     public static func temporaryFile(_ suffix: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-\(UUID().uuidString).\(suffix)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "queueplayer-\(UUID().uuidString).\(suffix)")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
     }

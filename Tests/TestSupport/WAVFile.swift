@@ -25,7 +25,9 @@ public struct WAVFile {
             let body = offset + 8
             switch id {
             case "fmt ":
-                format = (Self.uint16(bytes, body), Int(Self.uint16(bytes, body + 2)), Int(Self.uint32(bytes, body + 4)))
+                format = (
+                    Self.uint16(bytes, body), Int(Self.uint16(bytes, body + 2)), Int(Self.uint32(bytes, body + 4))
+                )
             case "data":
                 payload = bytes.subdata(in: body..<min(bytes.count, body + size))
             default:

@@ -77,7 +77,8 @@ struct PlayerctlDaemonTests {
         let empty = folder.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
 
-        let result = await playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", folder.path, empty.path)
+        let result = await playerctl(
+            "daemon", "--sink", "null", "--unpaced", "--exit-when-empty", folder.path, empty.path)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(playedFiles(result.standardError) == ["1-a.mp3", "2-b.MP3", "10-c.mp3", "1-d.mp3"])
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
@@ -98,7 +99,8 @@ struct PlayerctlDaemonTests {
         let recording = try await MonitorRecording(server: server)
         let names = ["join-1", "join-2", "join-3"]
         let result = await Subprocess.run(
-            Fixtures.playerctl.path, ["daemon", "--server", server.address, "--exit-when-empty"]
+            Fixtures.playerctl.path,
+            ["daemon", "--server", server.address, "--exit-when-empty"]
                 + names.map { Fixtures.mp3($0).path })
         try await Task.sleep(for: .milliseconds(200))
         let samples = recording.finish()
@@ -115,8 +117,10 @@ struct PlayerctlDaemonTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "python3", "-c",
-            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
-            Fixtures.playerctl.path, "daemon", "--sink", "null", "--log-level", "debug", Fixtures.mp3("stereo-44k-5s").path,
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                + "os.execv(sys.argv[1], sys.argv[1:])",
+            Fixtures.playerctl.path, "daemon", "--sink", "null", "--log-level", "debug",
+            Fixtures.mp3("stereo-44k-5s").path,
         ]
         let log = Subprocess.temporaryFile("log")
         defer { try? FileManager.default.removeItem(at: log) }

@@ -72,7 +72,9 @@ public final class MPG123Decoder: AudioDecoder {
         func state(_ key: mpg123_state) -> Int {
             var value = -1
             var unused = 0.0
-            guard mpg123_getstate2(handle, Int32(key.rawValue), &value, &unused) == MPG123_OK.rawValue else { return -1 }
+            guard mpg123_getstate2(handle, Int32(key.rawValue), &value, &unused) == MPG123_OK.rawValue else {
+                return -1
+            }
             return value
         }
         return state(MPG123_ENC_DELAY) >= 0 && state(MPG123_ENC_PADDING) >= 0
@@ -267,20 +269,21 @@ public final class MPG123Decoder: AudioDecoder {
 
     private static func configure(_ handle: OpaquePointer, url: URL) throws(DecoderError) {
         let flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
-        var ok = mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0) == MPG123_OK.rawValue
-        ok = ok && mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0)
-            == MPG123_OK.rawValue
-        ok = ok && mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), resyncLimit, 0) == MPG123_OK.rawValue
-        ok = ok && mpg123_format_none(handle) == MPG123_OK.rawValue
+        var statuses = [
+            mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0),
+            mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0),
+            mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), resyncLimit, 0),
+            mpg123_format_none(handle),
+        ]
         var rates: UnsafePointer<Int>?
         var rateCount = 0
         mpg123_rates(&rates, &rateCount)
         for index in 0..<rateCount {
             guard let rate = rates?[index] else { break }
-            ok = ok && mpg123_format(
-                handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_FLOAT_32.rawValue)) == MPG123_OK.rawValue
+            let stereo = Int32(MPG123_STEREO.rawValue)
+            statuses.append(mpg123_format(handle, rate, stereo, Int32(MPG123_ENC_FLOAT_32.rawValue)))
         }
-        guard ok else {
+        guard statuses.allSatisfy({ $0 == MPG123_OK.rawValue }) else {
             throw error(
                 .libraryFailure, url: url, handle: handle,
                 suggestion: "This libmpg123 build lacks float output; install Debian's libmpg123-0")
@@ -325,7 +328,8 @@ public final class MPG123Decoder: AudioDecoder {
             let trimmed = text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
             return trimmed.isEmpty ? nil : String(trimmed)
         }
-        return ItemMetadata(title: field(tag.title), artists: field(tag.artist).map { [$0] } ?? [], album: field(tag.album))
+        return ItemMetadata(
+            title: field(tag.title), artists: field(tag.artist).map { [$0] } ?? [], album: field(tag.album))
     }
 
     private static func strings(in text: inout mpg123_string) -> [String] {

@@ -86,7 +86,12 @@ public final class NullSink: AudioSink {
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
     public func stop() {
         generation.add(1, ordering: .acquiringAndReleasing)
-        guard let thread = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        guard
+            let thread = running.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         wake.signal()
         reachedEnd.signal()
         thread.exited.wait()

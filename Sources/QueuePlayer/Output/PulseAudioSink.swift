@@ -46,14 +46,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         serverAddress = server
         self.logger = logger
         guard let mainloop = pa_threaded_mainloop_new() else {
-            throw AudioSinkError(.serverUnreachable, reason: "libpulse could not create a main loop",
-                                 suggestion: "Check that libpulse0 is installed")
+            throw AudioSinkError(
+                .serverUnreachable, reason: "libpulse could not create a main loop",
+                suggestion: "Check that libpulse0 is installed")
         }
         self.mainloop = mainloop
         guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
             pa_threaded_mainloop_free(mainloop)
-            throw AudioSinkError(.serverUnreachable, reason: "libpulse could not create a context",
-                                 suggestion: "Check that libpulse0 is installed")
+            throw AudioSinkError(
+                .serverUnreachable, reason: "libpulse could not create a context",
+                suggestion: "Check that libpulse0 is installed")
         }
         self.context = context
         try connect()
@@ -72,16 +74,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     private func connect() throws(AudioSinkError) {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        pa_context_set_state_callback(context, { _, userdata in
-            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
-        }, userdata)
+        pa_context_set_state_callback(
+            context,
+            { _, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
+            }, userdata)
         let failure: AudioSinkError? = withServerCString { server in
             guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
                 return unreachableError()
             }
             guard pa_threaded_mainloop_start(mainloop) >= 0 else {
-                return AudioSinkError(.serverUnreachable, reason: "libpulse could not start its thread",
-                                      suggestion: "Check the process limits")
+                return AudioSinkError(
+                    .serverUnreachable, reason: "libpulse could not start its thread",
+                    suggestion: "Check the process limits")
             }
             pa_threaded_mainloop_lock(mainloop)
             defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -141,12 +146,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             throw streamError("PulseAudio refused a \(format) stream")
         }
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        pa_stream_set_state_callback(stream, { _, userdata in
-            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged()
-        }, userdata)
-        pa_stream_set_write_callback(stream, { _, bytes, userdata in
-            Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().fill(requestedBytes: bytes)
-        }, userdata)
+        pa_stream_set_state_callback(
+            stream,
+            { _, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged()
+            }, userdata)
+        pa_stream_set_write_callback(
+            stream,
+            { _, bytes, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().fill(requestedBytes: bytes)
+            }, userdata)
         self.stream = stream
         self.renderer = renderer
         self.format = format
@@ -290,11 +299,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_signal(mainloop, 0)
         let state = pa_context_get_state(context)
         if wasReady, cpulse_context_is_good(state) == 0 {
-            reportFailure(AudioSinkError(
-                .serverDisconnected,
-                reason: "the PulseAudio server at \(Self.describe(serverAddress)) went away "
-                    + "(\(String(cString: pa_strerror(pa_context_errno(context)))))",
-                suggestion: "Restart the server, then start playback again"))
+            reportFailure(
+                AudioSinkError(
+                    .serverDisconnected,
+                    reason: "the PulseAudio server at \(Self.describe(serverAddress)) went away "
+                        + "(\(String(cString: pa_strerror(pa_context_errno(context)))))",
+                    suggestion: "Restart the server, then start playback again"))
         }
     }
 
@@ -333,11 +343,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private func sleepOnMainloop(microseconds: pa_usec_t) -> Bool {
         timerFired = false
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        guard let event = pa_context_rttime_new(context, pa_rtclock_now() + max(microseconds, 1_000), { _, _, _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.timerFired = true
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, userdata) else { return false }
+        guard
+            let event = pa_context_rttime_new(
+                context, pa_rtclock_now() + max(microseconds, 1_000),
+                { _, _, _, userdata in
+                    let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+                    sink.timerFired = true
+                    pa_threaded_mainloop_signal(sink.mainloop, 0)
+                }, userdata)
+        else { return false }
         defer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(event) }
         while !timerFired {
             guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return false }
@@ -360,7 +374,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     private func streamError(_ what: String) -> AudioSinkError {
         let cause = String(cString: pa_strerror(pa_context_errno(context)))
-        return AudioSinkError(.streamFailed, reason: "\(what) (\(cause))",
-                              suggestion: "Check the server's sinks with `pactl list short sinks`")
+        return AudioSinkError(
+            .streamFailed, reason: "\(what) (\(cause))",
+            suggestion: "Check the server's sinks with `pactl list short sinks`")
     }
 }

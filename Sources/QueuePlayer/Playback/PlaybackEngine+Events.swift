@@ -9,7 +9,8 @@ extension PlaybackEngine {
             let (observerTimes, events, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
                 let observerTimes = state.dueObserverTimes(audibleFrame: audible)
                 let events = state.timeline.advance(toAudibleFrame: audible)
-                let done = state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
+                let done =
+                    state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
                     && !state.queueFinishedReported
                 return (observerTimes, events, state.timeline.nextEventFrame, state.nextObserverFrame, done)
             }

@@ -38,9 +38,13 @@ struct PlaybackTimeline {
     /// Starts a segment for an opened item whose frame 0 falls on ring frame `frame` (earlier than the ring's
     /// write position when playback resumes inside the item). A resumed item (`announcesStart` false, after a seek)
     /// counts as started at once and posts no second start.
-    mutating func begin(_ info: ItemInfo, atFrame frame: Int, resumingAt resumeFrame: Int = 0, announcesStart: Bool = true) {
-        segments.append(Segment(
-            entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart, resumeFrame: resumeFrame))
+    mutating func begin(
+        _ info: ItemInfo, atFrame frame: Int, resumingAt resumeFrame: Int = 0, announcesStart: Bool = true
+    ) {
+        segments.append(
+            Segment(
+                entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart, resumeFrame: resumeFrame)
+        )
     }
 
     /// Ends the open segment at `frame`, with `failure` when decoding stopped early.
@@ -68,8 +72,9 @@ struct PlaybackTimeline {
                 segments[0].hasStarted = true
                 events.append(.itemStarted(info))
             }
-            guard let end = segment.endFrame, frame >= end, segment.info == nil || segments[0].hasStarted
-                || segment.startFrame == end
+            guard let end = segment.endFrame, frame >= end,
+                segment.info == nil || segments[0].hasStarted
+                    || segment.startFrame == end
             else { break }
             if let failure = segment.failure {
                 events.append(.itemFailed(segment.entry, failure))

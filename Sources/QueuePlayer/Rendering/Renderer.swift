@@ -137,7 +137,9 @@ public final class Renderer: Sendable {
     }
 
     private func wakeConsumer() {
-        if consumerIsWaiting.load(ordering: .acquiring), consumerIsWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+        if consumerIsWaiting.load(ordering: .acquiring),
+            consumerIsWaiting.exchange(false, ordering: .acquiringAndReleasing)
+        {
             framesAvailable.signal()
         }
     }

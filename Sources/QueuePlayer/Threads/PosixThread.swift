@@ -23,11 +23,13 @@ enum PosixThread {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         defer { pthread_attr_destroy(&attributes) }
         var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            start.body()
-            return nil
-        }, start)
+        let status = pthread_create(
+            &thread, &attributes,
+            { argument in
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                start.body()
+                return nil
+            }, start)
         guard status == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             fatalError("QueuePlayer could not start its \(name) thread: \(String(cString: strerror(status)))")

@@ -4,7 +4,8 @@ extension MediaTime {
     /// `Int32`, in the larger timescale, rounded). A sum beyond `Int64` is the infinity of its sign.
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
         switch (lhs.kind, rhs.kind) {
-        case (.invalid, _), (_, .invalid), (.positiveInfinity, .negativeInfinity), (.negativeInfinity, .positiveInfinity):
+        case (.invalid, _), (_, .invalid), (.positiveInfinity, .negativeInfinity),
+            (.negativeInfinity, .positiveInfinity):
             return .invalid
         case (.positiveInfinity, _), (_, .positiveInfinity):
             return .positiveInfinity
@@ -27,7 +28,8 @@ extension MediaTime {
         switch time.kind {
         case .numeric:
             guard time.value != .min else { return .positiveInfinity }
-            return MediaTime(value: -time.value, timescale: time.timescale, kind: .numeric, rounded: time.hasBeenRounded)
+            return MediaTime(
+                value: -time.value, timescale: time.timescale, kind: .numeric, rounded: time.hasBeenRounded)
         case .positiveInfinity: return .negativeInfinity
         case .negativeInfinity: return .positiveInfinity
         case .indefinite, .invalid: return time
@@ -61,7 +63,8 @@ extension MediaTime {
         guard left.isNumeric, right.isNumeric else { return left + right }
         let (sum, overflow) = left.value.addingReportingOverflow(right.value)
         guard !overflow else { return left.value < 0 ? .negativeInfinity : .positiveInfinity }
-        return MediaTime(value: sum, timescale: timescale, kind: .numeric,
-                         rounded: left.hasBeenRounded || right.hasBeenRounded)
+        return MediaTime(
+            value: sum, timescale: timescale, kind: .numeric,
+            rounded: left.hasBeenRounded || right.hasBeenRounded)
     }
 }

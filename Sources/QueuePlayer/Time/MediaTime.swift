@@ -47,8 +47,9 @@ public struct MediaTime: Sendable, CustomStringConvertible {
             self = seconds < 0 ? .negativeInfinity : .positiveInfinity
             return
         }
-        self.init(value: value, timescale: preferredTimescale, kind: .numeric,
-                  rounded: scaled != seconds * Double(preferredTimescale))
+        self.init(
+            value: value, timescale: preferredTimescale, kind: .numeric,
+            rounded: scaled != seconds * Double(preferredTimescale))
     }
 
     init(value: Int64, timescale: Int32, kind: Kind, rounded: Bool) {
