@@ -115,4 +115,20 @@ struct PulseAudioTests {
         #expect(eventNames(rest).last == "output failed serverDisconnected")
         engine.shutdown()
     }
+
+    @Test("a 10 ms observer through PulseAudio reports every multiple to the item's end, and the queue still ends")
+    func observerThroughPulseAudio() async throws {
+        let server = try await PulseServer(name: "observer")
+        let engine = PlaybackEngine(
+            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let log = TimeLog()
+        let interval = MediaTime(value: 10, timescale: 1000)
+        _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) { log.append($0) }
+        engine.enqueue([Fixtures.mp3("join-1")])
+        engine.play()
+        let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(15))
+        engine.shutdown()
+        #expect(played.last == .queueFinished)
+        #expect(log.recorded == (0..<150).map { interval * Int64($0) })
+    }
 }

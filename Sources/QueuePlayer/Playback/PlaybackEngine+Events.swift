@@ -4,8 +4,10 @@ extension PlaybackEngine {
     /// The event thread: follows the audible position and posts the events that fall due, in order. When the
     /// queue has been decoded and heard, it drains the sink and posts ``PlaybackEvent/queueFinished``.
     func runEvents() {
+        var previousAudible = -1
         while !isShuttingDown {
             let audible = audibleFrame()
+            defer { previousAudible = audible }
             let (observerTimes, events, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
                 let observerTimes = state.dueObserverTimes(audibleFrame: audible)
                 let events = state.timeline.advance(toAudibleFrame: audible)
@@ -20,9 +22,13 @@ extension PlaybackEngine {
                 finishQueue()
                 continue
             }
-            if let nextFrame, renderer.hasRenderedEverything, nextFrame <= renderer.position.read().ringFrames {
+            if let nextFrame, renderer.hasRenderedEverything, nextFrame <= renderer.position.read().ringFrames,
+                nextObserverFrame.map({ $0 > nextFrame }) ?? true || audible == previousAudible
+            {
                 // All that is due is in the sink's buffer and nothing follows it. A sink that has run dry may stop
-                // updating its latency, so ask it to confirm the end instead of estimating it.
+                // updating its latency, so ask it to confirm the end instead of estimating it; but not while an
+                // observer time before the end is still to come (the drain would delay it), unless the estimate
+                // has stopped moving.
                 guard drainOutput() else { return }
                 continue
             }
