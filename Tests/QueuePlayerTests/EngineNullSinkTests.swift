@@ -5,6 +5,19 @@ import Testing
 
 @testable import QueuePlayer
 
+/// An engine on `sink` that has queued `urls` and started playing.
+func playing(_ urls: [URL], on sink: any AudioSink) -> PlaybackEngine {
+    let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+    engine.enqueue(urls)
+    engine.play()
+    return engine
+}
+
+/// A PulseAudio sink on the private `server`.
+func pulseSink(_ server: PulseServer) throws -> PulseAudioSink {
+    try PulseAudioSink(server: server.address, logger: quietLogger)
+}
+
 /// Plays `names` through an engine on an unpaced recording `NullSink`; returns the events up to the queue's end
 /// and the rendered samples.
 func playOnNullSink(
@@ -94,9 +107,7 @@ struct EngineNullSinkTests {
     @Test("pause holds the position and play resumes from the same frame")
     func pauseAndResume() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 400_000)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
-        engine.play()
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: sink)
         var iterator = engine.events.makeAsyncIterator()
         #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
         try await Task.sleep(for: .milliseconds(300))
@@ -118,9 +129,7 @@ struct EngineNullSinkTests {
     @Test("status reports the item being heard and how far into it")
     func status() async throws {
         let sink = NullSink(pacing: .realTime)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("id3v24-multi")])
-        engine.play()
+        let engine = playing([Fixtures.mp3("id3v24-multi")], on: sink)
         var iterator = engine.events.makeAsyncIterator()
         _ = await iterator.next()
         try await Task.sleep(for: .milliseconds(500))

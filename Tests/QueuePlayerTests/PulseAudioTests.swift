@@ -37,11 +37,8 @@ struct PulseAudioTests {
     func threeItemsBitExact() async throws {
         let server = try await PulseServer(name: "join")
         let recording = try await MonitorRecording(server: server)
-        let engine = PlaybackEngine(
-            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
         let names = ["join-1", "join-2", "join-3"]
-        engine.enqueue(names.map(Fixtures.mp3))
-        engine.play()
+        let engine = try playing(names.map(Fixtures.mp3), on: pulseSink(server))
         let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(30))
         try await Task.sleep(for: .milliseconds(200))
         let samples = recording.finish()
@@ -58,10 +55,7 @@ struct PulseAudioTests {
     func pauseAndResume() async throws {
         let server = try await PulseServer(name: "pause")
         let recording = try await MonitorRecording(server: server)
-        let engine = PlaybackEngine(
-            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
-        engine.play()
+        let engine = try playing([Fixtures.mp3("stereo-44k-5s")], on: pulseSink(server))
         try await Task.sleep(for: .milliseconds(800))
         engine.pause()
         let pausedAt = engine.status().elapsedFrames
@@ -100,10 +94,7 @@ struct PulseAudioTests {
     @Test("a server that dies during playback becomes an error event, not a crash or a hang")
     func serverDies() async throws {
         let server = try await PulseServer(name: "dies")
-        let engine = PlaybackEngine(
-            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
-        engine.play()
+        let engine = try playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: pulseSink(server))
         var iterator = engine.events.makeAsyncIterator()
         #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
         await server.stop()
@@ -119,8 +110,7 @@ struct PulseAudioTests {
     @Test("a 10 ms observer through PulseAudio reports every multiple to the item's end, and the queue still ends")
     func observerThroughPulseAudio() async throws {
         let server = try await PulseServer(name: "observer")
-        let engine = PlaybackEngine(
-            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
+        let engine = PlaybackEngine(sink: try pulseSink(server), logger: quietLogger)
         let log = TimeLog()
         let interval = MediaTime(value: 10, timescale: 1000)
         _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) { log.append($0) }

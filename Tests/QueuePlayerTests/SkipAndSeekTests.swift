@@ -48,9 +48,7 @@ struct SkipAndSeekTests {
     @Test("advancing leaves the item at once and plays the next ones whole, with no finished event for it")
     func advance() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue(["join-1", "join-2", "join-3"].map(Fixtures.mp3))
-        engine.play()
+        let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink)
         let names = await events(of: engine, after: "start join-1", wait: .milliseconds(300)) {
             engine.advanceToNextItem()
         }
@@ -64,9 +62,7 @@ struct SkipAndSeekTests {
     @Test("seeking jumps to the exact frame of the same item, without a second start event")
     func seekForward() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")])
-        engine.play()
+        let engine = playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: sink)
         let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(200)) {
             #expect(engine.seek(toFrame: 198_450))
         }
@@ -84,9 +80,7 @@ struct SkipAndSeekTests {
     @Test("a seek while paused is heard from the new frame when play resumes")
     func seekWhilePaused() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
-        engine.play()
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: sink)
         var iterator = engine.events.makeAsyncIterator()
         _ = await iterator.next()
         engine.pause()
@@ -104,10 +98,7 @@ struct SkipAndSeekTests {
     func advanceThroughPulseAudio() async throws {
         let server = try await PulseServer(name: "skip")
         let recording = try await MonitorRecording(server: server)
-        let engine = PlaybackEngine(
-            sink: try PulseAudioSink(server: server.address, logger: quietLogger), logger: quietLogger)
-        engine.enqueue(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3))
-        engine.play()
+        let engine = try playing(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: pulseSink(server))
         let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(700)) {
             engine.advanceToNextItem()
         }
