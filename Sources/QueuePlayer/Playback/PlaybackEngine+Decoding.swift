@@ -110,7 +110,7 @@ extension PlaybackEngine {
         heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)
         state.withLock { state in
             state.timeline.removeAll()
-            state.resetObserverProgress()
+            if restart?.keepsObservers != true { state.resetObserverProgress() }
         }
         renderer.wakeProgressWaiter()
         return restart

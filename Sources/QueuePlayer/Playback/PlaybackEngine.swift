@@ -60,6 +60,12 @@ public final class PlaybackEngine: Sendable {
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]
 
+        /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
+        /// otherwise the entries decoded, the playing one first, then `pending`.
+        var order: [QueueEntry] {
+            restart != nil ? pending : timeline.entries + pending
+        }
+
         /// Makes every observer start over with the next item heard (after a skip or seek).
         mutating func resetObserverProgress() {
             for id in timeObservers.keys { timeObservers[id]?.entryID = nil }
@@ -79,8 +85,11 @@ public final class PlaybackEngine: Sendable {
     struct Restart {
         /// The frame of the first pending entry to start at.
         var startFrame: Int
-        /// The entry being resumed (a seek): it posts no second ``PlaybackEvent/itemStarted(_:)``.
+        /// The entry being resumed (a seek, or an edit of what follows it): it posts no second
+        /// ``PlaybackEvent/itemStarted(_:)``.
         var resumes: QueueEntry?
+        /// True for a queue edit, which is no jump in time: time observers go on where they were.
+        var keepsObservers = false
     }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
@@ -198,9 +207,9 @@ public final class PlaybackEngine: Sendable {
     /// is queued. Any thread; takes effect within one decoding chunk.
     public func advanceToNextItem() {
         state.withLock { state in
-            guard state.timeline.playing != nil || !state.pending.isEmpty else { return }
-            let skipped = state.timeline.playing == nil ? 1 : 0
-            state.pending = state.timeline.entriesAfterPlaying + state.pending.dropFirst(skipped)
+            let order = state.order
+            guard !order.isEmpty else { return }
+            state.pending = Array(order.dropFirst())
             state.restart = Restart(startFrame: 0, resumes: nil)
             state.queueFinishedReported = false
         }
@@ -213,9 +222,12 @@ public final class PlaybackEngine: Sendable {
     @discardableResult
     public func seek(toFrame frame: Int) -> Bool {
         let accepted = state.withLock { state -> Bool in
-            guard let playing = state.timeline.playing, playing.info != nil else { return false }
-            state.pending = [playing.entry] + state.timeline.entriesAfterPlaying + state.pending
-            state.restart = Restart(startFrame: max(0, frame), resumes: playing.entry)
+            let order = state.order
+            guard let playing = order.first, state.restart != nil || state.timeline.playing?.info != nil else {
+                return false
+            }
+            state.pending = order
+            state.restart = Restart(startFrame: max(0, frame), resumes: playing)
             state.queueFinishedReported = false
             return true
         }

@@ -29,11 +29,8 @@ struct PlaybackTimeline {
     /// The item being heard or, before the first is heard, the one about to be.
     var playing: Segment? { current ?? segments.first }
 
-    /// The entries decoded ahead of the playing one, in order.
-    var entriesAfterPlaying: [QueueEntry] {
-        guard let playing, let index = segments.firstIndex(where: { $0.entry == playing.entry }) else { return [] }
-        return segments[(index + 1)...].map(\.entry)
-    }
+    /// Every entry still to be heard in full, the playing one first.
+    var entries: [QueueEntry] { segments.map(\.entry) }
 
     /// Starts a segment for an opened item whose frame 0 falls on ring frame `frame` (earlier than the ring's
     /// write position when playback resumes inside the item). A resumed item (`announcesStart` false, after a seek)

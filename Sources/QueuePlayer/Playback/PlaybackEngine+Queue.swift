@@ -1,0 +1,83 @@
+import FoundationEssentials
+
+extension PlaybackEngine {
+    /// The play order: the entry being heard (or about to be) first, then the rest. Any thread.
+    public func queue() -> [QueueEntry] {
+        state.withLock { $0.order }
+    }
+
+    /// Inserts `urls` after `entry` (nil: at the end) and returns their new entries; an `entry` no longer queued
+    /// also appends. When the insertion point lies in audio already decoded ahead, the playing item goes on from
+    /// the frame being heard and what follows is decoded again (sample-exact on a ``NullSink``; on PulseAudio the
+    /// output is flushed, a gap of a few milliseconds). Any thread.
+    @discardableResult
+    public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
+        let audible = audibleFrame()
+        let inserted = state.withLock { state -> [QueueEntry] in
+            let entries = urls.map { url in
+                defer { state.nextEntryID += 1 }
+                return QueueEntry(id: state.nextEntryID, url: url)
+            }
+            var order = state.order
+            let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count
+            order.insert(contentsOf: entries, at: position)
+            state.reorder(to: order, audibleFrame: audible)
+            return entries
+        }
+        wakeDecoder()
+        return inserted
+    }
+
+    /// Removes `entry` from the queue. Removing the entry being heard moves on to the next, as
+    /// ``advanceToNextItem()`` does; removing one decoded ahead re-decodes from the frame being heard, as
+    /// ``insert(_:after:)`` does; an entry not queued is ignored. Any thread.
+    public func remove(_ entry: QueueEntry) {
+        if state.withLock({ $0.timeline.playing?.entry == entry }) {
+            advanceToNextItem()
+            return
+        }
+        let audible = audibleFrame()
+        state.withLock { state in
+            let order = state.order.filter { $0 != entry }
+            state.reorder(to: order, audibleFrame: audible)
+        }
+        wakeDecoder()
+    }
+
+    /// Removes every entry and stops playback; ``PlaybackEvent/queueFinished`` follows. Any thread.
+    public func removeAll() {
+        state.withLock { state in
+            state.pending = []
+            state.restart = Restart(startFrame: 0, resumes: nil)
+            state.queueFinishedReported = false
+        }
+        wakeDecoder()
+    }
+}
+
+extension PlaybackEngine.State {
+    /// Makes `order` (which keeps the playing entry first, if any) the play order. If the entries already decoded
+    /// are still its prefix, only the pending part changes; otherwise the playing entry restarts at the frame being
+    /// heard, and everything after it is decoded again.
+    mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) {
+        let decoded = timeline.entries
+        if let waiting = restart {
+            // A restart already waits: `pending` is the whole order; keep its start if it still applies.
+            pending = order
+            if waiting.resumes != nil, waiting.resumes != order.first {
+                restart = PlaybackEngine.Restart(startFrame: 0, resumes: nil)
+            }
+        } else if order.starts(with: decoded) {
+            pending = Array(order.dropFirst(decoded.count))
+        } else if let playing = timeline.playing, playing.info != nil, order.first == playing.entry {
+            pending = order
+            restart = PlaybackEngine.Restart(
+                startFrame: max(playing.resumeFrame, audible - playing.startFrame), resumes: playing.entry,
+                keepsObservers: true)
+        } else {
+            pending = order
+            restart = PlaybackEngine.Restart(startFrame: 0, resumes: nil)
+        }
+        queueFinishedReported = false
+    }
+}
