@@ -54,6 +54,8 @@ final class PlaybackService: Service {
                 metadata["artist"] =
                     item.metadata.artists.isEmpty ? nil : "\(item.metadata.artists.joined(separator: ", "))"
                 logger.info("playing \(item.entry.url.path)", metadata: metadata)
+            case .itemReady:
+                break
             case .itemFinished(let entry):
                 logger.debug("finished \(entry.url.path)")
             case .itemFailed(let entry, let error):

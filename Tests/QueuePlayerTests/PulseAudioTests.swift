@@ -96,7 +96,7 @@ struct PulseAudioTests {
         let server = try await PulseServer(name: "dies")
         let engine = try playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: pulseSink(server))
         var iterator = engine.events.makeAsyncIterator()
-        #expect(await iterator.next().map { eventNames([$0]) } == ["start stereo-44k-5s"])
+        #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
         await server.stop()
         let clock = ContinuousClock()
         let stopped = clock.now

@@ -111,7 +111,7 @@ struct TimeObserverTests {
         seeking.enqueue([Fixtures.mp3("stereo-44k-5s")])
         seeking.play()
         var iterator = seeking.events.makeAsyncIterator()
-        _ = await iterator.next()
+        _ = await nextHeard(&iterator)
         #expect(seeking.seek(toFrame: 88_200))
         try await Task.sleep(for: .milliseconds(300))
         seeking.shutdown()

@@ -66,6 +66,7 @@ extension PlaybackEngine {
             }
             let info = ItemInfo(
                 entry: entry, format: decoder.format, frameCount: decoder.frameCount, metadata: decoder.metadata)
+            post(.itemReady(info))
             let resumeFrame = min(startFrame, decoder.frameCount)
             state.withLock { state in
                 state.timeline.begin(

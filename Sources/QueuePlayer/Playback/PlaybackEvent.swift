@@ -3,6 +3,10 @@
 /// Events are posted from the engine's event thread, never from the audio callback, and only once what they
 /// describe is audible: an item "starts" when its first frame leaves the sink, not when it is decoded.
 public enum PlaybackEvent: Sendable, Equatable {
+    /// An item was opened for playing: its format, exact length and tags are known. Posted when decoding reaches
+    /// it, ahead of hearing it (again after a skip, seek or edit re-opens it); the one event not posted in order of
+    /// hearing.
+    case itemReady(ItemInfo)
     /// The first frame of an item is being heard.
     case itemStarted(ItemInfo)
     /// The last frame of an item has been heard (AVFoundation: did play to end time).
