@@ -180,6 +180,9 @@ public final class PlaybackEngine: Sendable {
 
     /// Starts or resumes playback. The first call starts the engine's threads.
     public func play() {
+        // Reported before playback starts, so the time is where it starts (and, on the first play, nothing is
+        // reported: the observers' 0 follows when the first frame is heard).
+        reportCurrentTime()
         let startThreads = state.withLock { state -> Bool in
             guard !state.isShuttingDown else { return false }
             state.isPlaying = true
@@ -192,7 +195,6 @@ public final class PlaybackEngine: Sendable {
         } else {
             sink.setPaused(false)
         }
-        reportCurrentTime()
     }
 
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.

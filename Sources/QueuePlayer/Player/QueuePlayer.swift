@@ -1,0 +1,299 @@
+import Dispatch
+import FoundationEssentials
+import Logging
+import Synchronization
+
+/// A queue of ``PlayerItem``s played in order, with the API iOS developers know from `AVQueuePlayer`.
+///
+/// Built on ``PlaybackEngine``: items join with no gap, the current item changes when its first frame is heard,
+/// and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
+/// the queues they were given; nothing runs on the audio callback.
+///
+/// Not yet here (see the project's issues): `actionAtItemEnd` other than advancing, rates other than 0 and 1,
+/// and volume.
+public final class QueuePlayer: Sendable {
+    /// Whether the player is playing, paused, or trying to play.
+    public enum TimeControlStatus: Sendable, Equatable {
+        /// Rate 0.
+        case paused
+        /// Rate 1, but nothing is heard; ``QueuePlayer/reasonForWaitingToPlay`` says why.
+        case waitingToPlayAtSpecifiedRate
+        /// Rate 1, and the current item is being heard.
+        case playing
+    }
+
+    /// Why a player with rate 1 is not playing.
+    public enum WaitingReason: Sendable, Equatable {
+        /// The queue is empty.
+        case noItemToPlay
+        /// The audio output failed; the error names it.
+        case outputUnavailable(AudioSinkError)
+    }
+
+    /// AVFoundation's item notifications, delivered through ``notifications()``.
+    public enum Notification: Sendable, Equatable {
+        /// The item's last frame was heard.
+        case didPlayToEndTime(PlayerItem)
+        /// The item could not be opened or decoded to its end.
+        case failedToPlayToEndTime(PlayerItem, DecoderError)
+        /// The current item's time jumped (a seek).
+        case timeJumped(PlayerItem)
+    }
+
+    /// Identifies a current-item observer, for ``removeCurrentItemObserver(_:)``.
+    public struct CurrentItemObserverToken: Hashable, Sendable {
+        let id: Int
+    }
+
+    let engine: PlaybackEngine
+    private let state = Mutex(State())
+
+    private struct State {
+        var items: [Int: PlayerItem] = [:]
+        var entries: [ObjectIdentifier: QueueEntry] = [:]
+        var currentItem: PlayerItem?
+        var rate: Float = 0
+        var outputError: AudioSinkError?
+        var nextObserverID = 1
+        var currentItemObservers: [Int: (DispatchQueue, @Sendable (PlayerItem?) -> Void)] = [:]
+        var currentItemStreams: [Int: AsyncStream<PlayerItem?>.Continuation] = [:]
+        var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
+    }
+
+    /// Creates a player that plays `items` through `sink`, paused until ``play()``.
+    public init(items: [PlayerItem] = [], sink: any AudioSink, logger: Logger) {
+        engine = PlaybackEngine(sink: sink, logger: logger)
+        for item in items where canInsert(item, after: nil) {
+            insert(item, after: nil)
+        }
+        let events = engine.events
+        Task.detached { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.handle(event)
+            }
+        }
+    }
+
+    deinit {
+        engine.shutdown()
+    }
+
+    // MARK: The queue
+
+    /// The queued items, the current one first.
+    public func items() -> [PlayerItem] {
+        let order = engine.queue()
+        return state.withLock { state in order.compactMap { state.items[$0.id] } }
+    }
+
+    /// True when `item` is not queued already and `after` (nil: the end) is queued.
+    public func canInsert(_ item: PlayerItem, after: PlayerItem?) -> Bool {
+        let queued = Set(items())
+        return !queued.contains(item) && (after.map(queued.contains) ?? true)
+    }
+
+    /// Queues `item` after `after` (nil: at the end). Does nothing when ``canInsert(_:after:)`` is false.
+    public func insert(_ item: PlayerItem, after: PlayerItem?) {
+        guard canInsert(item, after: after) else { return }
+        let previous = after.flatMap { after in state.withLock { $0.entries[ObjectIdentifier(after)] } }
+        guard let entry = engine.insert([item.url], after: previous).first else { return }
+        state.withLock { state in
+            state.items[entry.id] = item
+            state.entries[ObjectIdentifier(item)] = entry
+        }
+    }
+
+    /// Removes `item` from the queue; removing the current item plays the next one.
+    public func remove(_ item: PlayerItem) {
+        guard let entry = state.withLock({ $0.entries[ObjectIdentifier(item)] }) else { return }
+        engine.remove(entry)
+    }
+
+    /// Empties the queue; the current item becomes nil.
+    public func removeAllItems() {
+        engine.removeAll()
+    }
+
+    /// Ends the current item and plays the next one.
+    public func advanceToNextItem() {
+        engine.advanceToNextItem()
+    }
+
+    // MARK: Playback
+
+    /// Sets the rate to 1.
+    public func play() {
+        state.withLock { $0.rate = 1 }
+        engine.play()
+    }
+
+    /// Sets the rate to 0.
+    public func pause() {
+        state.withLock { $0.rate = 0 }
+        engine.pause()
+        currentItem?.noteTime(currentTime())
+    }
+
+    /// 0 (paused) or 1 (playing). Setting any other nonzero value plays at 1.
+    public var rate: Float {
+        get { state.withLock { $0.rate } }
+        set { newValue == 0 ? pause() : play() }
+    }
+
+    /// Playing, paused, or waiting to play (see ``reasonForWaitingToPlay``).
+    public var timeControlStatus: TimeControlStatus {
+        guard rate != 0 else { return .paused }
+        return reasonForWaitingToPlay == nil ? .playing : .waitingToPlayAtSpecifiedRate
+    }
+
+    /// Why a player with rate 1 is not playing, or nil.
+    public var reasonForWaitingToPlay: WaitingReason? {
+        let (rate, error, current) = state.withLock { ($0.rate, $0.outputError, $0.currentItem) }
+        guard rate != 0 else { return nil }
+        if let error { return .outputUnavailable(error) }
+        return current == nil && items().isEmpty ? .noItemToPlay : nil
+    }
+
+    /// The item being heard (or, before the first frame, about to be); nil when the queue is empty.
+    public var currentItem: PlayerItem? { state.withLock { $0.currentItem } ?? items().first }
+
+    /// The current item's audible time, in its sample rate; zero when there is no current item.
+    public func currentTime() -> MediaTime {
+        let status = engine.status()
+        guard let item = status.current else { return .zero }
+        return MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
+    }
+
+    /// Moves the current item to `time`. With zero tolerances (the default) the position is sample-exact; wider
+    /// tolerances are accepted and the seek is exact all the same. Returns false when there is no current item.
+    @discardableResult
+    public func seek(
+        to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero
+    )
+        -> Bool
+    {
+        guard time.isNumeric, let rate = engine.status().current?.format.sampleRate,
+            case let frames = time.convertScale(Int32(rate)), frames.isNumeric,
+            engine.seek(toFrame: Int(clamping: max(0, frames.value)))
+        else { return false }
+        if let item = currentItem {
+            item.noteTime(time)
+            post(.timeJumped(item))
+        }
+        return true
+    }
+
+    // MARK: Observation
+
+    /// See ``PlaybackEngine/addPeriodicTimeObserver(forInterval:queue:using:)``.
+    public func addPeriodicTimeObserver(
+        forInterval interval: MediaTime, queue: DispatchQueue = .main,
+        using block: @escaping @Sendable (MediaTime) -> Void
+    ) -> TimeObserverToken {
+        engine.addPeriodicTimeObserver(forInterval: interval, queue: queue, using: block)
+    }
+
+    /// See ``PlaybackEngine/addBoundaryTimeObserver(forTimes:queue:using:)``.
+    public func addBoundaryTimeObserver(
+        forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
+    ) -> TimeObserverToken {
+        engine.addBoundaryTimeObserver(forTimes: times, queue: queue, using: block)
+    }
+
+    /// See ``PlaybackEngine/removeTimeObserver(_:)``.
+    public func removeTimeObserver(_ token: TimeObserverToken) {
+        engine.removeTimeObserver(token)
+    }
+
+    /// Calls `block` on `queue` with the new current item each time it changes (nil when the queue runs out).
+    public func addCurrentItemObserver(
+        queue: DispatchQueue = .main, using block: @escaping @Sendable (PlayerItem?) -> Void
+    ) -> CurrentItemObserverToken {
+        state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state.currentItemObservers[state.nextObserverID] = (queue, block)
+            return CurrentItemObserverToken(id: state.nextObserverID)
+        }
+    }
+
+    /// Stops calls to a current-item observer not yet queued.
+    public func removeCurrentItemObserver(_ token: CurrentItemObserverToken) {
+        _ = state.withLock { $0.currentItemObservers.removeValue(forKey: token.id) }
+    }
+
+    /// The current item each time it changes, from now on. Each call returns a new sequence.
+    public func currentItemChanges() -> AsyncStream<PlayerItem?> {
+        stream(\.currentItemStreams)
+    }
+
+    /// The item notifications from now on. Each call returns a new sequence.
+    public func notifications() -> AsyncStream<Notification> {
+        stream(\.notificationStreams)
+    }
+
+    private func stream<Element>(
+        _ streams: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]>
+    )
+        -> AsyncStream<Element>
+    {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let id = state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state[keyPath: streams][state.nextObserverID] = continuation
+            return state.nextObserverID
+        }
+        continuation.onTermination = { [weak self] _ in
+            // Ids are unique across both kinds of stream.
+            self?.state.withLock { state in
+                state.currentItemStreams[id] = nil
+                state.notificationStreams[id] = nil
+            }
+        }
+        return stream
+    }
+
+    // MARK: Events
+
+    private func item(for entry: QueueEntry) -> PlayerItem? {
+        state.withLock { $0.items[entry.id] }
+    }
+
+    private func handle(_ event: PlaybackEvent) {
+        switch event {
+        case .itemReady(let info):
+            item(for: info.entry)?.markReady(info)
+        case .itemStarted(let info):
+            setCurrentItem(item(for: info.entry))
+        case .itemFinished(let entry):
+            guard let item = item(for: entry) else { return }
+            item.noteTime(item.duration)
+            post(.didPlayToEndTime(item))
+        case .itemFailed(let entry, let error):
+            guard let item = item(for: entry) else { return }
+            item.markFailed(error)
+            post(.failedToPlayToEndTime(item, error))
+        case .queueFinished:
+            setCurrentItem(nil)
+        case .outputFailed(let error):
+            state.withLock { $0.outputError = error }
+        }
+    }
+
+    private func setCurrentItem(_ item: PlayerItem?) {
+        let (previous, observers, streams) = state.withLock { state in
+            defer { state.currentItem = item }
+            return (state.currentItem, Array(state.currentItemObservers.values), Array(state.currentItemStreams.values))
+        }
+        guard previous !== item else { return }
+        previous?.attach(to: nil)
+        item?.attach(to: self)
+        for (queue, block) in observers { queue.async { block(item) } }
+        for continuation in streams { continuation.yield(item) }
+    }
+
+    private func post(_ notification: Notification) {
+        let streams = state.withLock { Array($0.notificationStreams.values) }
+        for continuation in streams { continuation.yield(notification) }
+    }
+}

@@ -1,0 +1,133 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+/// Collects what observers say, in order, on one serial queue.
+final class Transcript: Sendable {
+    let queue = DispatchQueue(label: "transcript")
+    private let lines = Mutex<[String]>([])
+
+    func say(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var said: [String] {
+        queue.sync {}
+        return lines.withLock { $0 }
+    }
+}
+
+/// Waits for `count` notifications matching `matches`.
+func waitForNotifications(
+    _ player: QueuePlayer, _ stream: AsyncStream<QueuePlayer.Notification>, count: Int,
+    matching matches: (QueuePlayer.Notification) -> Bool
+) async -> [QueuePlayer.Notification] {
+    var seen: [QueuePlayer.Notification] = []
+    for await notification in stream where matches(notification) {
+        seen.append(notification)
+        if seen.count == count { break }
+    }
+    return seen
+}
+
+@Suite("QueuePlayer: the AVQueuePlayer API")
+struct QueuePlayerTests {
+    @Test("the seed's sample: three items, a current-item label, a 10 ms time observer")
+    func seedSample() async throws {
+        let items = ["join-1", "join-2", "join-3"].map { PlayerItem(url: Fixtures.mp3($0)) }
+        let player = QueuePlayer(items: items, sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let transcript = Transcript()
+        _ = player.addCurrentItemObserver(queue: transcript.queue) { item in
+            transcript.say("New music name: \(item?.url.lastPathComponent ?? "none")")
+        }
+        let tick = MediaTime(value: 10, timescale: 1000)
+        _ = player.addPeriodicTimeObserver(forInterval: tick, queue: transcript.queue) { time in
+            transcript.say(String(Int((time.seconds * 100).rounded())))
+        }
+        let notifications = player.notifications()
+        #expect(player.timeControlStatus == .paused)
+        #expect(player.items() == items)
+        player.play()
+        let ended = await waitForNotifications(player, notifications, count: 3) {
+            if case .didPlayToEndTime = $0 { true } else { false }
+        }
+        #expect(ended == items.map { .didPlayToEndTime($0) })
+        try await Task.sleep(for: .milliseconds(100))
+        let said = transcript.said
+        let labels = said.filter { $0.hasPrefix("New music name") }
+        #expect(
+            labels == [
+                "New music name: join-1.mp3", "New music name: join-2.mp3", "New music name: join-3.mp3",
+                "New music name: none",
+            ])
+        let ticks = said.filter { !$0.hasPrefix("New") }
+        let perItem: [String] = (0..<150).map { String($0) }
+        let expectedTicks: [String] = perItem + perItem + perItem
+        #expect(ticks == expectedTicks)
+        #expect(items.allSatisfy { $0.status == .readyToPlay })
+        #expect(items.map(\.duration) == Array(repeating: MediaTime(value: 66_150, timescale: 44_100), count: 3))
+        #expect(player.currentItem == nil)
+        #expect(player.timeControlStatus == .waitingToPlayAtSpecifiedRate)
+        #expect(player.reasonForWaitingToPlay == .noItemToPlay)
+    }
+
+    @Test("the same item cannot be queued twice; insert, remove and items() follow AVQueuePlayer")
+    func queueOperations() {
+        let a = PlayerItem(url: Fixtures.mp3("join-1"))
+        let b = PlayerItem(url: Fixtures.mp3("join-2"))
+        let c = PlayerItem(url: Fixtures.mp3("join-3"))
+        let player = QueuePlayer(items: [a, c], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        #expect(!player.canInsert(a, after: nil))
+        #expect(!player.canInsert(b, after: PlayerItem(url: Fixtures.mp3("join-1"))))
+        player.insert(b, after: a)
+        #expect(player.items() == [a, b, c])
+        player.insert(a, after: c)
+        #expect(player.items() == [a, b, c], "a queued item is not inserted again")
+        player.remove(b)
+        #expect(player.items() == [a, c])
+        player.removeAllItems()
+        #expect(player.items().isEmpty)
+        #expect(player.currentItem == nil)
+    }
+
+    @Test("a bad item fails with its error and a notification; the queue goes on")
+    func failedItem() async {
+        let good = PlayerItem(url: Fixtures.mp3("join-1"))
+        let bad = PlayerItem(url: Fixtures.mp3("not-audio"))
+        let player = QueuePlayer(items: [bad, good], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let notifications = player.notifications()
+        player.play()
+        let seen = await waitForNotifications(player, notifications, count: 2) { _ in true }
+        guard case .failedToPlayToEndTime(let failed, let error) = seen.first else {
+            Issue.record("expected a failure first, got \(seen)")
+            return
+        }
+        #expect(failed === bad && error.code == .notMPEGAudio)
+        #expect(bad.status == .failed(error))
+        #expect(seen.last == .didPlayToEndTime(good))
+    }
+
+    @Test("seek moves the current item's time exactly and posts time jumped")
+    func seek() async throws {
+        let item = PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))
+        let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
+        let changes = player.currentItemChanges()
+        let notifications = player.notifications()
+        player.play()
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == item)
+        player.pause()
+        #expect(player.seek(to: MediaTime(value: 3, timescale: 1)))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(player.currentTime() == MediaTime(value: 132_300, timescale: 44_100))
+        #expect(item.currentTime() == MediaTime(value: 3, timescale: 1))
+        let jumped = await waitForNotifications(player, notifications, count: 1) { _ in true }
+        #expect(jumped == [.timeJumped(item)])
+        #expect(player.timeControlStatus == .paused)
+        player.play()
+        #expect(player.timeControlStatus == .playing)
+    }
+}
