@@ -130,4 +130,48 @@ struct QueuePlayerTests {
         player.play()
         #expect(player.timeControlStatus == .playing)
     }
+
+    @Test("actionAtItemEnd .pause stops at the end with the item current and nothing of the next heard")
+    func pauseAtItemEnd() async throws {
+        let first = PlayerItem(url: Fixtures.mp3("join-1"))
+        let second = PlayerItem(url: Fixtures.mp3("join-2"))
+        let sink = NullSink(pacing: .unpaced, recordingFrames: 300_000)
+        let player = QueuePlayer(items: [first, second], sink: sink, logger: quietLogger)
+        player.actionAtItemEnd = .pause
+        let notifications = player.notifications()
+        player.play()
+        #expect(await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(first)])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(player.rate == 0)
+        #expect(player.timeControlStatus == .paused)
+        #expect(player.currentItem === first)
+        #expect(player.currentTime() == first.duration)
+        #expect(sampleDifference(sink.takeRecording(), try Fixtures.referenceFloat("join-1")) == nil)
+
+        player.advanceToNextItem()
+        player.play()
+        #expect(
+            await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(second)])
+        #expect(sampleDifference(sink.takeRecording(), try Fixtures.referenceFloat("join-2")) == nil)
+        #expect(player.currentItem === second, "the last item stays current at its end")
+        #expect(player.rate == 0)
+    }
+
+    @Test("actionAtItemEnd .none holds at the end with the rate unchanged; switching to .advance goes on")
+    func noneAtItemEnd() async throws {
+        let first = PlayerItem(url: Fixtures.mp3("join-1"))
+        let second = PlayerItem(url: Fixtures.mp3("join-2"))
+        let player = QueuePlayer(items: [first, second], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        player.actionAtItemEnd = .none
+        let notifications = player.notifications()
+        player.play()
+        #expect(await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(first)])
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(player.rate == 1)
+        #expect(player.currentItem === first)
+        #expect(player.items() == [first, second], "the current item, held at its end, is still listed")
+        player.actionAtItemEnd = .advance
+        #expect(
+            await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(second)])
+    }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
 /// decoded. Tests use it to play minutes of audio in milliseconds and to record exactly what was rendered.
 ///
-/// Everything it renders counts as heard the moment it is rendered (``latencyFrames()`` is 0). Its thread renders
+/// A frame counts as heard once rendered (and recorded); ``latencyFrames()`` is 0 between renders. Its thread renders
 /// ``periodFrames`` a call into a buffer allocated once at start, so the render loop allocates nothing.
 public final class NullSink: AudioSink {
     /// How the sink's thread keeps time.
@@ -29,6 +29,9 @@ public final class NullSink: AudioSink {
     private let generation = Atomic<Int>(0)
     /// Set by the sink thread once it has rendered and recorded everything up to the end of the stream.
     private let isAtEndOfStream = Atomic<Bool>(false)
+    /// Frames handed over by the render in progress and not yet recorded: the sink's latency, so that nothing counts
+    /// as heard before the recording holds it.
+    private let framesInFlight = Atomic<Int>(0)
     private let reachedEnd = DispatchSemaphore(value: 0)
 
     private struct RunningThread {
@@ -80,8 +83,9 @@ public final class NullSink: AudioSink {
         wake.signal()
     }
 
-    /// Always 0: a frame is heard when it is rendered.
-    public func latencyFrames() -> Int { 0 }
+    /// 0 between renders: a frame is heard once it has been rendered (and recorded, when recording). During a
+    /// render, that render's frames.
+    public func latencyFrames() -> Int { framesInFlight.load(ordering: .acquiring) }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
     public func stop() {
@@ -120,11 +124,13 @@ public final class NullSink: AudioSink {
                 continue
             }
             isAtEndOfStream.store(false, ordering: .releasing)
+            framesInFlight.store(periodFrames, ordering: .releasing)
             let result = buffer.withUnsafeMutableBufferPointer { pointer in
                 var span = pointer.mutableSpan
                 return renderer.render(into: &span, underrun: pacing == .unpaced ? .stopShort : .padWithSilence)
             }
             record(buffer, frameCount: result.frameCount)
+            framesInFlight.store(0, ordering: .releasing)
             if pacing == .unpaced, result.frameCount == 0, !result.reachedEndOfStream {
                 renderer.waitForFrames(timeout: .now() + .milliseconds(100))
                 continue

@@ -82,8 +82,25 @@ extension PlaybackEngine {
                 }
                 state.withLock { $0.timeline.endCurrent(atFrame: renderer.producedFrames, failure: failure) }
                 renderer.wakeProgressWaiter()
+                if state.withLock({ $0.holdsAtItemEnd && !$0.pending.isEmpty }) {
+                    renderer.markEndOfStream()
+                    endIsMarked = true
+                    holdAtItemEnd()
+                }
             }
         }
+    }
+
+    /// Waits at an item's end until released, or until a skip, seek or edit (or shutdown) needs the thread.
+    private func holdAtItemEnd() {
+        state.withLock { state in
+            state.isHoldingAtItemEnd = true
+            state.holdReleased = false
+        }
+        while state.withLock({ $0.holdsAtItemEnd && !$0.holdReleased && $0.restart == nil }), !isShuttingDown {
+            decoderWake.wait()
+        }
+        state.withLock { $0.isHoldingAtItemEnd = false }
     }
 
     /// Takes the next pending entry, unless a restart is waiting (which must see the pending list whole).

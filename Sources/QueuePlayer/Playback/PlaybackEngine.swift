@@ -56,6 +56,13 @@ public final class PlaybackEngine: Sendable {
         var outputError: AudioSinkError?
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
+        /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
+        /// `.pause` or `.none`).
+        var holdsAtItemEnd = false
+        /// The decoding thread is waiting at an item's end.
+        var isHoldingAtItemEnd = false
+        /// Set to let a holding decoding thread go on to the next entry.
+        var holdReleased = false
         var nextObserverID = 1
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]
@@ -209,6 +216,11 @@ public final class PlaybackEngine: Sendable {
     /// is queued. Any thread; takes effect within one decoding chunk.
     public func advanceToNextItem() {
         state.withLock { state in
+            if state.isHoldingAtItemEnd, state.restart == nil, state.timeline.isEmpty {
+                // The item held at its end has been heard to its end: going on is moving to the next entry.
+                state.holdReleased = true
+                return
+            }
             let order = state.order
             guard !order.isEmpty else { return }
             state.pending = Array(order.dropFirst())
@@ -216,6 +228,20 @@ public final class PlaybackEngine: Sendable {
             state.queueFinishedReported = false
         }
         wakeDecoder()
+    }
+
+    /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until
+    /// ``advanceToNextItem()`` (or an edit or seek) moves on; after the last item the queue simply ends. When false (the default), items follow each other
+    /// with no gap. Turning it off releases a hold. Any thread.
+    public var holdsAtItemEnd: Bool {
+        get { state.withLock { $0.holdsAtItemEnd } }
+        set {
+            state.withLock { state in
+                state.holdsAtItemEnd = newValue
+                if !newValue { state.holdReleased = true }
+            }
+            wakeDecoder()
+        }
     }
 
     /// Plays the item being heard from `frame` (0-based, sample-exact; past the end, the item ends at once),

@@ -9,9 +9,18 @@ import Synchronization
 /// and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
 /// the queues they were given; nothing runs on the audio callback.
 ///
-/// Not yet here (see the project's issues): `actionAtItemEnd` other than advancing, rates other than 0 and 1,
-/// and volume.
+/// Not yet here (see the project's issues): rates other than 0 and 1, and volume.
 public final class QueuePlayer: Sendable {
+    /// What happens when the current item has been heard to its end.
+    public enum ActionAtItemEnd: Sendable, Equatable {
+        /// The next item plays, with no gap (the default for a queue player).
+        case advance
+        /// The player pauses (rate 0) with the finished item current, at its end; nothing of the next is heard.
+        case pause
+        /// The player does nothing: the finished item stays current at its end, the rate stays as it was.
+        case none
+    }
+
     /// Whether the player is playing, paused, or trying to play.
     public enum TimeControlStatus: Sendable, Equatable {
         /// Rate 0.
@@ -53,6 +62,7 @@ public final class QueuePlayer: Sendable {
         var entries: [ObjectIdentifier: QueueEntry] = [:]
         var currentItem: PlayerItem?
         var rate: Float = 0
+        var actionAtItemEnd = ActionAtItemEnd.advance
         var outputError: AudioSinkError?
         var nextObserverID = 1
         var currentItemObservers: [Int: (DispatchQueue, @Sendable (PlayerItem?) -> Void)] = [:]
@@ -81,10 +91,17 @@ public final class QueuePlayer: Sendable {
 
     // MARK: The queue
 
-    /// The queued items, the current one first.
+    /// The queued items, the current one first (also when it is held at its end).
     public func items() -> [PlayerItem] {
         let order = engine.queue()
-        return state.withLock { state in order.compactMap { state.items[$0.id] } }
+        return state.withLock { state in
+            let queued = order.compactMap { state.items[$0.id] }
+            guard let current = state.currentItem, !queued.contains(current),
+                let entry = state.entries[ObjectIdentifier(current)], !order.contains(entry),
+                state.actionAtItemEnd != .advance
+            else { return queued }
+            return [current] + queued
+        }
     }
 
     /// True when `item` is not queued already and `after` (nil: the end) is queued.
@@ -107,6 +124,12 @@ public final class QueuePlayer: Sendable {
     /// Removes `item` from the queue; removing the current item plays the next one.
     public func remove(_ item: PlayerItem) {
         guard let entry = state.withLock({ $0.entries[ObjectIdentifier(item)] }) else { return }
+        if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
+            // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
+            engine.advanceToNextItem()
+            if engine.queue().isEmpty { setCurrentItem(nil) }
+            return
+        }
         engine.remove(entry)
     }
 
@@ -141,6 +164,15 @@ public final class QueuePlayer: Sendable {
         set { newValue == 0 ? pause() : play() }
     }
 
+    /// What happens when the current item ends; `.advance` by default. Any thread.
+    public var actionAtItemEnd: ActionAtItemEnd {
+        get { state.withLock { $0.actionAtItemEnd } }
+        set {
+            state.withLock { $0.actionAtItemEnd = newValue }
+            engine.holdsAtItemEnd = newValue != .advance
+        }
+    }
+
     /// Playing, paused, or waiting to play (see ``reasonForWaitingToPlay``).
     public var timeControlStatus: TimeControlStatus {
         guard rate != 0 else { return .paused }
@@ -158,10 +190,13 @@ public final class QueuePlayer: Sendable {
     /// The item being heard (or, before the first frame, about to be); nil when the queue is empty.
     public var currentItem: PlayerItem? { state.withLock { $0.currentItem } ?? items().first }
 
-    /// The current item's audible time, in its sample rate; zero when there is no current item.
+    /// The current item's audible time, in its sample rate (its end, when it is held there); zero when there is no
+    /// current item.
     public func currentTime() -> MediaTime {
         let status = engine.status()
-        guard let item = status.current else { return .zero }
+        guard let item = status.current else {
+            return state.withLock { $0.currentItem }.map { $0.duration.isNumeric ? $0.duration : .zero } ?? .zero
+        }
         return MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
     }
 
@@ -268,13 +303,14 @@ public final class QueuePlayer: Sendable {
         case .itemFinished(let entry):
             guard let item = item(for: entry) else { return }
             item.noteTime(item.duration)
+            if actionAtItemEnd == .pause { pause() }
             post(.didPlayToEndTime(item))
         case .itemFailed(let entry, let error):
             guard let item = item(for: entry) else { return }
             item.markFailed(error)
             post(.failedToPlayToEndTime(item, error))
         case .queueFinished:
-            setCurrentItem(nil)
+            if actionAtItemEnd == .advance { setCurrentItem(nil) }
         case .outputFailed(let error):
             state.withLock { $0.outputError = error }
         }
