@@ -231,8 +231,8 @@ public final class PlaybackEngine: Sendable {
     }
 
     /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until
-    /// ``advanceToNextItem()`` (or an edit or seek) moves on; after the last item the queue simply ends. When false (the default), items follow each other
-    /// with no gap. Turning it off releases a hold. Any thread.
+    /// ``advanceToNextItem()`` (or an edit or seek) moves on; after the last item the queue simply ends. When false
+    /// (the default), items follow each other with no gap. Turning it off releases a hold. Any thread.
     public var holdsAtItemEnd: Bool {
         get { state.withLock { $0.holdsAtItemEnd } }
         set {
