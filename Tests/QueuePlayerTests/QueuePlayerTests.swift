@@ -174,4 +174,27 @@ struct QueuePlayerTests {
         #expect(
             await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(second)])
     }
+
+    @Test("volume scales what is played exactly; mute silences it and keeps the volume")
+    func volumeAndMute() async throws {
+        let items = ["join-1", "join-2"].map { PlayerItem(url: Fixtures.mp3($0)) }
+        let sink = NullSink(pacing: .unpaced, recordingFrames: 300_000)
+        let player = QueuePlayer(items: items, sink: sink, logger: quietLogger)
+        player.volume = 0.25
+        player.actionAtItemEnd = .pause
+        let notifications = player.notifications()
+        player.play()
+        _ = await waitForNotifications(player, notifications, count: 1) { _ in true }
+        try await Task.sleep(for: .milliseconds(100))
+        let quarter = try Fixtures.referenceFloat("join-1").map { $0 * 0.25 }
+        #expect(sampleDifference(sink.takeRecording(), quarter) == nil)
+        player.isMuted = true
+        #expect(player.volume == 0.25)
+        player.advanceToNextItem()
+        player.play()
+        _ = await waitForNotifications(player, notifications, count: 1) { _ in true }
+        try await Task.sleep(for: .milliseconds(100))
+        let muted = sink.takeRecording()
+        #expect(muted.count == 66_150 * 2 && muted.allSatisfy { $0 == 0 })
+    }
 }

@@ -109,4 +109,19 @@ struct RendererTests {
         #expect(position.audibleRingFrame(latencyFrames: 90) == 70)
         #expect(position.audibleRingFrame(latencyFrames: 500) == 0)
     }
+
+    @Test("the gain scales every sample exactly; 1 changes nothing; 0 is silence")
+    func gain() {
+        let renderer = Renderer(bufferFrames: 1024)
+        let values = write(renderer, frames: 300)
+        renderer.gain = 0.5
+        let (halved, _) = render(renderer, frames: 100, as: Float.self)
+        #expect(halved == values[0..<200].map { $0 * 0.5 })
+        renderer.gain = 1
+        let (same, _) = render(renderer, frames: 100, as: Float.self)
+        #expect(same == Array(values[200..<400]))
+        renderer.gain = 0
+        let (silent, _) = render(renderer, frames: 100, as: Int16.self)
+        #expect(silent.allSatisfy { $0 == 0 })
+    }
 }

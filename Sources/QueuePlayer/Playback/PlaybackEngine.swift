@@ -59,6 +59,8 @@ public final class PlaybackEngine: Sendable {
         /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
         /// `.pause` or `.none`).
         var holdsAtItemEnd = false
+        var volume: Float = 1
+        var isMuted = false
         /// The decoding thread is waiting at an item's end.
         var isHoldingAtItemEnd = false
         /// Set to let a holding decoding thread go on to the next entry.
@@ -228,6 +230,32 @@ public final class PlaybackEngine: Sendable {
             state.queueFinishedReported = false
         }
         wakeDecoder()
+    }
+
+    /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
+    /// Applies to frames rendered from now on (through PulseAudio, heard after the server's buffer, at most
+    /// ``PulseAudioSink/targetLatencyMilliseconds``). Any thread.
+    public var volume: Float {
+        get { state.withLock { $0.volume } }
+        set {
+            let gain = state.withLock { state -> Float in
+                state.volume = max(0, newValue)
+                return state.isMuted ? 0 : state.volume
+            }
+            renderer.gain = gain
+        }
+    }
+
+    /// Silences playback without changing ``volume``. Any thread.
+    public var isMuted: Bool {
+        get { state.withLock { $0.isMuted } }
+        set {
+            let gain = state.withLock { state -> Float in
+                state.isMuted = newValue
+                return state.isMuted ? 0 : state.volume
+            }
+            renderer.gain = gain
+        }
     }
 
     /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until

@@ -9,7 +9,7 @@ import Synchronization
 /// and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
 /// the queues they were given; nothing runs on the audio callback.
 ///
-/// Not yet here (see the project's issues): rates other than 0 and 1, and volume.
+/// Not yet here (see the project's issues): rates other than 0 and 1.
 public final class QueuePlayer: Sendable {
     /// What happens when the current item has been heard to its end.
     public enum ActionAtItemEnd: Sendable, Equatable {
@@ -171,6 +171,18 @@ public final class QueuePlayer: Sendable {
             state.withLock { $0.actionAtItemEnd = newValue }
             engine.holdsAtItemEnd = newValue != .advance
         }
+    }
+
+    /// See ``PlaybackEngine/volume``.
+    public var volume: Float {
+        get { engine.volume }
+        set { engine.volume = newValue }
+    }
+
+    /// See ``PlaybackEngine/isMuted``.
+    public var isMuted: Bool {
+        get { engine.isMuted }
+        set { engine.isMuted = newValue }
     }
 
     /// Playing, paused, or waiting to play (see ``reasonForWaitingToPlay``).

@@ -40,6 +40,7 @@ public final class Renderer: Sendable {
     /// Nothing is written yet, so the stream starts out ended: sinks wait for ``AudioSink/resumeAfterEndOfStream()``.
     private let endOfStreamIndex = Atomic<Int>(0)
     private let underrunFrames = Atomic<Int>(0)
+    private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     /// Free samples the waiting producer needs before it is worth waking; 0 when it is not waiting.
     private let producerWantsFreeSamples = Atomic<Int>(0)
     private let spaceAvailable = DispatchSemaphore(value: 0)
@@ -51,6 +52,13 @@ public final class Renderer: Sendable {
     /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
     public init(bufferFrames: Int = 32_768) {
         ring = SampleRing(minimumCapacity: bufferFrames * Self.channelCount)
+    }
+
+    /// The factor every sample is multiplied by as it is rendered (volume, or 0 when muted); 1 changes no bit.
+    /// Any thread; applies from the next render, so through a sink's buffer it is heard that much later.
+    public var gain: Float {
+        get { Float(bitPattern: gainBits.load(ordering: .relaxed)) }
+        set { gainBits.store(max(0, newValue).bitPattern, ordering: .relaxed) }
     }
 
     /// Frames of silence written so far because the ring ran dry before the end of the stream (glitches).
@@ -69,7 +77,8 @@ public final class Renderer: Sendable {
         if target > ring.consumedCount {
             ring.skip(to: target)
         }
-        let copiedSamples = ring.read(into: &destination, from: 0)
+        let copiedSamples = ring.read(
+            into: &destination, from: 0, gain: Float(bitPattern: gainBits.load(ordering: .relaxed)))
         let copied = copiedSamples / channels
         let consumed = ring.consumedCount
         let ended = copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)

@@ -82,10 +82,10 @@ final class SampleRing: @unchecked Sendable {
         return count
     }
 
-    /// Converts up to `destination.count - offset` readable samples into `destination` from `offset` on, and
-    /// releases them to the producer. Consumer thread only; a plain loop over both buffers, which the compiler
-    /// vectorises, with no allocation. Returns the samples consumed.
-    func read<Sample: PCMSample>(into destination: inout MutableSpan<Sample>, from offset: Int) -> Int {
+    /// Converts up to `destination.count - offset` readable samples, multiplied by `gain`, into `destination` from
+    /// `offset` on, and releases them to the producer. Consumer thread only; a plain loop over both buffers, which
+    /// the compiler vectorises, with no allocation. A gain of 1 changes no bit. Returns the samples consumed.
+    func read<Sample: PCMSample>(into destination: inout MutableSpan<Sample>, from offset: Int, gain: Float) -> Int {
         let read = readIndex.load(ordering: .relaxed)
         let count = min(destination.count - offset, writeIndex.load(ordering: .acquiring) - read)
         guard count > 0 else { return 0 }
@@ -93,8 +93,8 @@ final class SampleRing: @unchecked Sendable {
         let first = min(count, capacity - start)
         destination.withUnsafeMutableBufferPointer { output in
             let target = output.baseAddress! + offset
-            for index in 0..<first { target[index] = Sample(decoded: storage[start + index]) }
-            for index in first..<count { target[index] = Sample(decoded: storage[index - first]) }
+            for index in 0..<first { target[index] = Sample(decoded: storage[start + index] * gain) }
+            for index in first..<count { target[index] = Sample(decoded: storage[index - first] * gain) }
         }
         readIndex.store(read + count, ordering: .releasing)
         return count
