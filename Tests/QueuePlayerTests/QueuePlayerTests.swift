@@ -197,4 +197,24 @@ struct QueuePlayerTests {
         let muted = sink.takeRecording()
         #expect(muted.count == 66_150 * 2 && muted.allSatisfy { $0 == 0 })
     }
+
+    @Test("an awaited seek returns true once playback restarted there; every seek's completion runs exactly once")
+    func awaitedSeek() async throws {
+        let item = PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))
+        let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
+        let changes = player.currentItemChanges()
+        player.play()
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == item)
+        player.pause()
+        let replaced = Transcript()
+        player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) { replaced.say("\($0)") }
+        #expect(await player.seek(to: MediaTime(value: 4, timescale: 1)))
+        try await Task.sleep(for: .milliseconds(50))
+        // The first seek finished (true) or was replaced by the second (false), depending on the decoding thread.
+        #expect(replaced.said.count == 1)
+        #expect(player.currentTime() == MediaTime(value: 176_400, timescale: 44_100))
+        let empty = QueuePlayer(sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        #expect(await empty.seek(to: .zero) == false)
+    }
 }

@@ -38,6 +38,9 @@ extension PlaybackEngine {
             }
             let startFrame = restart?.startFrame ?? 0
             let resumes = restart?.resumes == entry
+            // Told once the item is open at the new frame (or failed to open), before its frames are written:
+            // writing can wait for a long time (a paused sink), the seek itself is done.
+            let completions = restart?.completions ?? []
             restart = nil
             let decoder: any AudioDecoder
             do {
@@ -45,21 +48,29 @@ extension PlaybackEngine {
                 if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
             } catch {
                 logger.debug("cannot open \(entry.url.path): \(error.reason)")
-                state.withLock { $0.timeline.recordFailure(entry, error, atFrame: renderer.producedFrames) }
+                state.withLock { state in
+                    state.timeline.recordFailure(entry, error, atFrame: renderer.producedFrames)
+                    state.opening = nil
+                }
                 renderer.wakeProgressWaiter()
+                completions.forEach { $0(true) }
                 continue
             }
             if decoder.format != streamFormat {
                 if streamFormat != nil {
                     renderer.markEndOfStream()
                     endIsMarked = true
-                    guard drainForFormatChange() else { return }
+                    guard drainForFormatChange() else {
+                        completions.forEach { $0(false) }
+                        return
+                    }
                 }
                 do {
                     try sink.start(format: decoder.format, renderer: renderer)
                     if !state.withLock({ $0.isPlaying }) { sink.setPaused(true) }
                 } catch {
                     outputFailed(error)
+                    completions.forEach { $0(false) }
                     return
                 }
                 streamFormat = decoder.format
@@ -72,7 +83,9 @@ extension PlaybackEngine {
                 state.timeline.begin(
                     info, atFrame: renderer.producedFrames - resumeFrame, resumingAt: resumeFrame,
                     announcesStart: !resumes)
+                state.opening = nil
             }
+            completions.forEach { $0(true) }
             switch writeFrames(of: decoder, endIsMarked: &endIsMarked) {
             case .interrupted:
                 continue
@@ -109,7 +122,8 @@ extension PlaybackEngine {
             if state.restart != nil { return .restart }
             guard !state.pending.isEmpty else { return .idle }
             state.decoderIsIdle = false
-            return .decode(state.pending.removeFirst())
+            state.opening = state.pending.removeFirst()
+            return state.opening.map(NextStep.decode) ?? .idle
         }
     }
 

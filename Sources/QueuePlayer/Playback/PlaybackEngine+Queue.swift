@@ -60,7 +60,7 @@ extension PlaybackEngine.State {
     /// are still its prefix, only the pending part changes; otherwise the playing entry restarts at the frame being
     /// heard, and everything after it is decoded again.
     mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) {
-        let decoded = timeline.entries
+        let decoded = timeline.entries + (opening.map { [$0] } ?? [])
         if let waiting = restart {
             // A restart already waits: `pending` is the whole order; keep its start if it still applies.
             pending = order

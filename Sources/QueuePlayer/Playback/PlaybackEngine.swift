@@ -72,8 +72,11 @@ public final class PlaybackEngine: Sendable {
         /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
         /// otherwise the entries decoded, the playing one first, then `pending`.
         var order: [QueueEntry] {
-            restart != nil ? pending : timeline.entries + pending
+            restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
         }
+
+        /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
+        var opening: QueueEntry?
 
         /// Makes every observer start over with the next item heard (after a skip or seek).
         mutating func resetObserverProgress() {
@@ -99,6 +102,9 @@ public final class PlaybackEngine: Sendable {
         var resumes: QueueEntry?
         /// True for a queue edit, which is no jump in time: time observers go on where they were.
         var keepsObservers = false
+        /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
+        /// seek or edit replaced this one first.
+        var completions: [@Sendable (Bool) -> Void] = []
     }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
@@ -274,20 +280,26 @@ public final class PlaybackEngine: Sendable {
 
     /// Plays the item being heard from `frame` (0-based, sample-exact; past the end, the item ends at once),
     /// dropping what was decoded ahead and flushing the output. Returns false when no item is being heard.
-    /// Any thread; takes effect within one decoding chunk.
+    /// `completion` (on the decoding thread; keep it short) is told `true` once decoding has restarted at `frame`,
+    /// or `false` if another skip, seek or edit replaced this one first. Any thread.
     @discardableResult
-    public func seek(toFrame frame: Int) -> Bool {
-        let accepted = state.withLock { state -> Bool in
+    public func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
+        let (accepted, superseded) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
             let order = state.order
-            guard let playing = order.first, state.restart != nil || state.timeline.playing?.info != nil else {
-                return false
+            guard let playing = order.first,
+                state.restart != nil || state.timeline.playing?.info != nil || state.opening == playing
+            else {
+                return (false, [])
             }
+            let superseded = state.restart?.completions ?? []
             state.pending = order
-            state.restart = Restart(startFrame: max(0, frame), resumes: playing)
+            state.restart = Restart(
+                startFrame: max(0, frame), resumes: playing, completions: completion.map { [$0] } ?? [])
             state.queueFinishedReported = false
-            return true
+            return (true, superseded)
         }
-        if accepted { wakeDecoder() }
+        superseded.forEach { $0(false) }
+        if accepted { wakeDecoder() } else { completion?(false) }
         return accepted
     }
 
@@ -309,10 +321,14 @@ public final class PlaybackEngine: Sendable {
 
     /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Safe to call twice.
     public func shutdown() {
-        let wasRunning = state.withLock { state -> Bool in
-            defer { state.isShuttingDown = true }
-            return !state.isShuttingDown
+        let (wasRunning, unfinished) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
+            defer {
+                state.isShuttingDown = true
+                state.restart?.completions = []
+            }
+            return (!state.isShuttingDown, state.restart?.completions ?? [])
         }
+        unfinished.forEach { $0(false) }
         guard wasRunning else { return }
         decoderWake.signal()
         renderer.wakeProgressWaiter()

@@ -214,21 +214,38 @@ public final class QueuePlayer: Sendable {
 
     /// Moves the current item to `time`. With zero tolerances (the default) the position is sample-exact; wider
     /// tolerances are accepted and the seek is exact all the same. Returns false when there is no current item.
+    /// `completionHandler` runs on `queue` with `true` once playback restarted at `time`, or `false` if the seek
+    /// was refused or replaced by a later one.
     @discardableResult
     public func seek(
-        to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero
-    )
-        -> Bool
-    {
-        guard time.isNumeric, let rate = engine.status().current?.format.sampleRate,
-            case let frames = time.convertScale(Int32(rate)), frames.isNumeric,
-            engine.seek(toFrame: Int(clamping: max(0, frames.value)))
-        else { return false }
+        to time: MediaTime, toleranceBefore: MediaTime = .zero, toleranceAfter: MediaTime = .zero,
+        queue: DispatchQueue = .main, completionHandler: (@Sendable (Bool) -> Void)? = nil
+    ) -> Bool {
+        let completion = completionHandler.map { handler in
+            { @Sendable (finished: Bool) in queue.async { handler(finished) } }
+        }
+        let itemRate = currentItem.map(\.duration).flatMap { $0.isNumeric ? Int($0.timescale) : nil }
+        guard time.isNumeric, let rate = engine.status().current?.format.sampleRate ?? itemRate,
+            case let frames = time.convertScale(Int32(rate)), frames.isNumeric
+        else {
+            completion?(false)
+            return false
+        }
+        // The engine tells `completion` itself, refused or not.
+        guard engine.seek(toFrame: Int(clamping: max(0, frames.value)), completion: completion) else { return false }
         if let item = currentItem {
             item.noteTime(time)
             post(.timeJumped(item))
         }
         return true
+    }
+
+    /// Moves the current item to `time` (sample-exact) and returns once playback restarted there: `true`, or
+    /// `false` when there is no current item or a later seek replaced this one.
+    public func seek(to time: MediaTime) async -> Bool {
+        await withCheckedContinuation { continuation in
+            seek(to: time, queue: .global()) { continuation.resume(returning: $0) }
+        }
     }
 
     // MARK: Observation
