@@ -2,8 +2,8 @@
 ///
 /// Contract:
 /// - ``start(format:renderer:)`` opens output in one format and from then on pulls frames by calling
-///   ``Renderer/render(into:)`` from the sink's own thread. When a render reports the end of the stream, the sink
-///   stops asking until ``resumeAfterEndOfStream()``.
+///   ``Renderer/render(into:underrun:)`` from the sink's own thread. When a render reports the end of the stream,
+///   the sink stops asking until ``resumeAfterEndOfStream()``.
 /// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:)`` again.
 /// - ``latencyFrames()`` counts frames handed over but not yet heard; the player subtracts it to report what is
 ///   audible.

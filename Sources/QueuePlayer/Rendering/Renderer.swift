@@ -5,12 +5,12 @@ import Synchronization
 /// converts them to the sink's sample type, and publishes how far rendering has come.
 ///
 /// Threads:
-/// - ``render(into:)`` is called by one sink thread at a time (the PulseAudio write callback, the `NullSink`
+/// - ``render(into:underrun:)`` is called by one sink thread at a time (the PulseAudio write callback, the `NullSink`
 ///   thread, or a test). It only copies, converts, writes silence and touches atomics; it never allocates, locks,
 ///   logs or blocks. Its wake-ups are `DispatchSemaphore.signal()` calls, which do not block and are made only
 ///   when a waiter asked for one.
-/// - The decoding thread is the only producer (``write(_:)``, ``markEndOfStream()``).
-/// - Any thread may read ``position`` and ask for a discard or a wake-up.
+/// - The decoding thread is the only producer (`write(_:)`, `markEndOfStream()`).
+/// - Any thread may read `position` and ask for a discard or a wake-up.
 public final class Renderer: Sendable {
     /// Samples a frame: every decoder delivers stereo.
     public static let channelCount = 2
