@@ -210,6 +210,8 @@ struct QueuePlayerTests {
         let replaced = Transcript()
         player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) { replaced.say("\($0)") }
         #expect(await player.seek(to: MediaTime(value: 4, timescale: 1)))
+        let deadline = ContinuousClock.now + .seconds(2)
+        while replaced.said.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(50))
         // The first seek finished (true) or was replaced by the second (false), depending on the decoding thread.
         #expect(replaced.said.count == 1)

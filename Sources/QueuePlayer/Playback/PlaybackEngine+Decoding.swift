@@ -23,6 +23,8 @@ extension PlaybackEngine {
             let entry: QueueEntry
             switch nextStep() {
             case .restart:
+                // A restart taken but not yet carried out is replaced: its seeks did not finish.
+                restart?.completions.forEach { $0(false) }
                 restart = applyRestart()
                 endIsMarked = true
                 continue

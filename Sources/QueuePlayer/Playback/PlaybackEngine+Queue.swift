@@ -13,7 +13,7 @@ extension PlaybackEngine {
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
-        let inserted = state.withLock { state -> [QueueEntry] in
+        let (inserted, replaced) = state.withLock { state -> ([QueueEntry], [@Sendable (Bool) -> Void]) in
             let entries = urls.map { url in
                 defer { state.nextEntryID += 1 }
                 return QueueEntry(id: state.nextEntryID, url: url)
@@ -21,9 +21,9 @@ extension PlaybackEngine {
             var order = state.order
             let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count
             order.insert(contentsOf: entries, at: position)
-            state.reorder(to: order, audibleFrame: audible)
-            return entries
+            return (entries, state.reorder(to: order, audibleFrame: audible))
         }
+        replaced.forEach { $0(false) }
         wakeDecoder()
         return inserted
     }
@@ -37,20 +37,21 @@ extension PlaybackEngine {
             return
         }
         let audible = audibleFrame()
-        state.withLock { state in
-            let order = state.order.filter { $0 != entry }
-            state.reorder(to: order, audibleFrame: audible)
+        let replaced = state.withLock { state in
+            state.reorder(to: state.order.filter { $0 != entry }, audibleFrame: audible)
         }
+        replaced.forEach { $0(false) }
         wakeDecoder()
     }
 
     /// Removes every entry and stops playback; ``PlaybackEvent/queueFinished`` follows. Any thread.
     public func removeAll() {
-        state.withLock { state in
+        let replaced = state.withLock { state in
             state.pending = []
-            state.restart = Restart(startFrame: 0, resumes: nil)
             state.queueFinishedReported = false
+            return state.replaceRestart(with: Restart(startFrame: 0, resumes: nil))
         }
+        replaced.forEach { $0(false) }
         wakeDecoder()
     }
 }
@@ -58,26 +59,29 @@ extension PlaybackEngine {
 extension PlaybackEngine.State {
     /// Makes `order` (which keeps the playing entry first, if any) the play order. If the entries already decoded
     /// are still its prefix, only the pending part changes; otherwise the playing entry restarts at the frame being
-    /// heard, and everything after it is decoded again.
-    mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) {
+    /// heard, and everything after it is decoded again. Returns the seek completions of a restart it replaced.
+    mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) -> [@Sendable (Bool) -> Void] {
+        var replaced: [@Sendable (Bool) -> Void] = []
+        defer { queueFinishedReported = false }
         let decoded = timeline.entries + (opening.map { [$0] } ?? [])
         if let waiting = restart {
             // A restart already waits: `pending` is the whole order; keep its start if it still applies.
             pending = order
             if waiting.resumes != nil, waiting.resumes != order.first {
-                restart = PlaybackEngine.Restart(startFrame: 0, resumes: nil)
+                replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
             }
         } else if order.starts(with: decoded) {
             pending = Array(order.dropFirst(decoded.count))
         } else if let playing = timeline.playing, playing.info != nil, order.first == playing.entry {
             pending = order
-            restart = PlaybackEngine.Restart(
-                startFrame: max(playing.resumeFrame, audible - playing.startFrame), resumes: playing.entry,
-                keepsObservers: true)
+            replaced = replaceRestart(
+                with: PlaybackEngine.Restart(
+                    startFrame: max(playing.resumeFrame, audible - playing.startFrame), resumes: playing.entry,
+                    keepsObservers: true))
         } else {
             pending = order
-            restart = PlaybackEngine.Restart(startFrame: 0, resumes: nil)
+            replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
         }
-        queueFinishedReported = false
+        return replaced
     }
 }

@@ -75,6 +75,13 @@ public final class PlaybackEngine: Sendable {
             restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
         }
 
+        /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
+        /// `false` once the lock is released.
+        mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
+            defer { restart = new }
+            return restart?.completions ?? []
+        }
+
         /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
         var opening: QueueEntry?
 
@@ -223,18 +230,19 @@ public final class PlaybackEngine: Sendable {
     /// the next entry. No ``PlaybackEvent/itemFinished(_:)`` is posted for the item left. Does nothing when nothing
     /// is queued. Any thread; takes effect within one decoding chunk.
     public func advanceToNextItem() {
-        state.withLock { state in
+        let replaced = state.withLock { state -> [@Sendable (Bool) -> Void] in
             if state.isHoldingAtItemEnd, state.restart == nil, state.timeline.isEmpty {
                 // The item held at its end has been heard to its end: going on is moving to the next entry.
                 state.holdReleased = true
-                return
+                return []
             }
             let order = state.order
-            guard !order.isEmpty else { return }
+            guard !order.isEmpty else { return [] }
             state.pending = Array(order.dropFirst())
-            state.restart = Restart(startFrame: 0, resumes: nil)
             state.queueFinishedReported = false
+            return state.replaceRestart(with: Restart(startFrame: 0, resumes: nil))
         }
+        replaced.forEach { $0(false) }
         wakeDecoder()
     }
 
@@ -291,10 +299,9 @@ public final class PlaybackEngine: Sendable {
             else {
                 return (false, [])
             }
-            let superseded = state.restart?.completions ?? []
             state.pending = order
-            state.restart = Restart(
-                startFrame: max(0, frame), resumes: playing, completions: completion.map { [$0] } ?? [])
+            let superseded = state.replaceRestart(
+                with: Restart(startFrame: max(0, frame), resumes: playing, completions: completion.map { [$0] } ?? []))
             state.queueFinishedReported = false
             return (true, superseded)
         }
