@@ -2,8 +2,6 @@ import ArgumentParser
 
 /// The exit statuses of `playerctl daemon`, as documented in its help.
 enum ExitStatus {
-    /// Every item was played to its end.
-    static let success = ExitCode(0)
     /// The audio output could not be opened or failed during playback.
     static let outputFailed = ExitCode(1)
     /// Playback finished, but at least one item could not be played (each was reported on stderr).

@@ -119,6 +119,6 @@ struct PulseAudioTests {
         let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(15))
         engine.shutdown()
         #expect(played.last == .queueFinished)
-        #expect(log.recorded == (0..<150).map { interval * Int64($0) })
+        #expect(log.values == (0..<150).map { interval * Int64($0) })
     }
 }

@@ -14,16 +14,6 @@ func waitUntilNextIsDecoded(_ engine: PlaybackEngine, after seconds: Double) asy
     }
 }
 
-/// Collects the engine's events, by name, until the queue ends.
-func remainingEvents(of engine: PlaybackEngine) async -> [String] {
-    var names: [String] = []
-    for await event in engine.events {
-        names += eventNames([event])
-        if event == .queueFinished { break }
-    }
-    return names
-}
-
 @Suite("Queue edits while playing")
 struct QueueEditTests {
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
@@ -35,7 +25,7 @@ struct QueueEditTests {
         let inserted = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-2.mp3", "join-3.mp3"])
         #expect(inserted.count == 1)
-        let names = await remainingEvents(of: engine)
+        let names = await events(of: engine)
         engine.shutdown()
         #expect(
             names == [
@@ -54,7 +44,7 @@ struct QueueEditTests {
         #expect(next.url.lastPathComponent == "join-2.mp3")
         engine.remove(next)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-3.mp3"])
-        let names = await remainingEvents(of: engine)
+        let names = await events(of: engine)
         engine.shutdown()
         #expect(names == ["start join-1", "end join-1", "start join-3", "end join-3", "queue end"])
         let reference = try ["join-1", "join-3"].flatMap { try Fixtures.referenceFloat($0) }

@@ -7,18 +7,8 @@ import Testing
 
 @testable import QueuePlayer
 
-/// Collects what observers say, in order, on one serial queue.
-final class Transcript: Sendable {
-    let queue = DispatchQueue(label: "transcript")
-    private let lines = Mutex<[String]>([])
-
-    func say(_ line: String) { lines.withLock { $0.append(line) } }
-
-    var said: [String] {
-        queue.sync {}
-        return lines.withLock { $0 }
-    }
-}
+/// Lines that observers write.
+typealias Transcript = Collected<String>
 
 /// Waits for `count` notifications matching `matches`.
 func waitForNotifications(
@@ -41,11 +31,11 @@ struct QueuePlayerTests {
         let player = QueuePlayer(items: items, sink: NullSink(pacing: .unpaced), logger: quietLogger)
         let transcript = Transcript()
         _ = player.addCurrentItemObserver(queue: transcript.queue) { item in
-            transcript.say("New music name: \(item?.url.lastPathComponent ?? "none")")
+            transcript.append("New music name: \(item?.url.lastPathComponent ?? "none")")
         }
         let tick = MediaTime(value: 10, timescale: 1000)
         _ = player.addPeriodicTimeObserver(forInterval: tick, queue: transcript.queue) { time in
-            transcript.say(String(Int((time.seconds * 100).rounded())))
+            transcript.append(String(Int((time.seconds * 100).rounded())))
         }
         let notifications = player.notifications()
         #expect(player.timeControlStatus == .paused)
@@ -56,7 +46,7 @@ struct QueuePlayerTests {
         }
         #expect(ended == items.map { .didPlayToEndTime($0) })
         try await Task.sleep(for: .milliseconds(100))
-        let said = transcript.said
+        let said = transcript.values
         let labels = said.filter { $0.hasPrefix("New music name") }
         #expect(
             labels == [
@@ -208,13 +198,13 @@ struct QueuePlayerTests {
         #expect(await iterator.next() == item)
         player.pause()
         let replaced = Transcript()
-        player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) { replaced.say("\($0)") }
+        player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) { replaced.append("\($0)") }
         #expect(await player.seek(to: MediaTime(value: 4, timescale: 1)))
         let deadline = ContinuousClock.now + .seconds(2)
-        while replaced.said.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while replaced.values.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(50))
         // The first seek finished (true) or was replaced by the second (false), depending on the decoding thread.
-        #expect(replaced.said.count == 1)
+        #expect(replaced.values.count == 1)
         #expect(player.currentTime() == MediaTime(value: 176_400, timescale: 44_100))
         let empty = QueuePlayer(sink: NullSink(pacing: .unpaced), logger: quietLogger)
         #expect(await empty.seek(to: .zero) == false)

@@ -25,15 +25,17 @@ func cutPoint<T: Equatable>(_ recording: [T], left: [T], then: [T]) -> Int? {
     return cut / 2
 }
 
-/// Collects events until the queue ends (or `limit`), after running `action` once `trigger` has been seen.
+/// Collects the engine's events, by name, until the queue ends; when `trigger` is given, runs `action` once, `wait`
+/// after that event.
 func events(
-    of engine: PlaybackEngine, after trigger: String, wait: Duration, do action: @Sendable () -> Void
+    of engine: PlaybackEngine, after trigger: String? = nil, wait: Duration = .zero,
+    do action: @Sendable () -> Void = {}
 ) async -> [String] {
     var names: [String] = []
     var acted = false
     for await event in engine.events {
         names += eventNames([event])
-        if !acted, names.last == trigger {
+        if !acted, let trigger, names.last == trigger {
             acted = true
             try? await Task.sleep(for: wait)
             action()

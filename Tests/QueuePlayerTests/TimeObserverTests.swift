@@ -7,19 +7,22 @@ import Testing
 
 @testable import QueuePlayer
 
-/// Collects the times an observer reports, in order.
-final class TimeLog: Sendable {
-    private let times = Mutex<[MediaTime]>([])
-    let queue = DispatchQueue(label: "time-log")
+/// Collects what observers report, in order, from blocks run on its one serial queue.
+final class Collected<Element: Sendable>: Sendable {
+    let queue = DispatchQueue(label: "collected")
+    private let elements = Mutex<[Element]>([])
 
-    func append(_ time: MediaTime) { times.withLock { $0.append(time) } }
+    func append(_ element: Element) { elements.withLock { $0.append(element) } }
 
-    /// The times so far, once every call queued before now has run.
-    var recorded: [MediaTime] {
+    /// What was reported so far, once every block queued before now has run.
+    var values: [Element] {
         queue.sync {}
-        return times.withLock { $0 }
+        return elements.withLock { $0 }
     }
 }
+
+/// The times an observer reports.
+typealias TimeLog = Collected<MediaTime>
 
 /// Plays `names` on an unpaced NullSink with one periodic observer and returns what it reported.
 func observe(_ names: [String], every interval: MediaTime) async -> [MediaTime] {
@@ -30,7 +33,7 @@ func observe(_ names: [String], every interval: MediaTime) async -> [MediaTime] 
     engine.play()
     for await event in engine.events where event == .queueFinished { break }
     engine.shutdown()
-    return log.recorded
+    return log.values
 }
 
 @Suite("Periodic time observers report item time, frame-exact, in order")
@@ -56,12 +59,12 @@ struct TimeObserverTests {
         let token = engine.addPeriodicTimeObserver(forInterval: tenMilliseconds, queue: log.queue) { log.append($0) }
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
-        while log.recorded.count < 20 { try await Task.sleep(for: .milliseconds(20)) }
+        while log.values.count < 20 { try await Task.sleep(for: .milliseconds(20)) }
         engine.removeTimeObserver(token)
-        let atRemoval = log.recorded.count
+        let atRemoval = log.values.count
         try await Task.sleep(for: .milliseconds(300))
         engine.shutdown()
-        #expect(log.recorded.count == atRemoval)
+        #expect(log.values.count == atRemoval)
     }
 
     @Test("pause reports the exact time; a seek reports the new time, then the multiples after it")
@@ -73,16 +76,16 @@ struct TimeObserverTests {
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
         // Not "three reports": under load, play() itself may already report a time shortly after 0.
-        while (log.recorded.last ?? .zero) < interval * 2 { try await Task.sleep(for: .milliseconds(20)) }
+        while (log.values.last ?? .zero) < interval * 2 { try await Task.sleep(for: .milliseconds(20)) }
         engine.pause()
-        let paused = try #require(log.recorded.last)
+        let paused = try #require(log.values.last)
         #expect(paused.timescale == 44_100, "the pause is reported at the exact frame")
-        #expect(paused > interval * 2 && paused < interval * 10, "paused at \(paused); reported \(log.recorded)")
+        #expect(paused > interval * 2 && paused < interval * 10, "paused at \(paused); reported \(log.values)")
         #expect(engine.seek(toFrame: 133_000))
         engine.play()
-        while log.recorded.last.map({ $0 < interval * 32 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
+        while log.values.last.map({ $0 < interval * 32 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
         engine.shutdown()
-        let afterSeek = Array(log.recorded.drop { $0 != MediaTime(value: 133_000, timescale: 44_100) })
+        let afterSeek = Array(log.values.drop { $0 != MediaTime(value: 133_000, timescale: 44_100) })
         #expect(afterSeek.prefix(3) == [MediaTime(value: 133_000, timescale: 44_100), interval * 31, interval * 32])
     }
 
@@ -100,8 +103,8 @@ struct TimeObserverTests {
         engine.play()
         for await event in engine.events where event == .queueFinished { break }
         engine.shutdown()
-        #expect(crossings.recorded.count == 6, "0.5 s and 1.2 s in each of three 1.5 s items")
-        #expect(periodic.recorded.count == 9)
+        #expect(crossings.values.count == 6, "0.5 s and 1.2 s in each of three 1.5 s items")
+        #expect(periodic.values.count == 9)
 
         let seeking = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
         let crossed = TimeLog()
@@ -115,6 +118,6 @@ struct TimeObserverTests {
         #expect(seeking.seek(toFrame: 88_200))
         try await Task.sleep(for: .milliseconds(300))
         seeking.shutdown()
-        #expect(crossed.recorded.isEmpty, "the seek jumped over 1.0 s; nothing crossed it")
+        #expect(crossed.values.isEmpty, "the seek jumped over 1.0 s; nothing crossed it")
     }
 }
