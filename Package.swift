@@ -38,7 +38,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
+        ),
+        .executableTarget(
+            name: "LifecycleProbe",
+            dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/LifecycleProbe"
         ),
         .target(
             name: "TestSupport",
@@ -50,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "playerctlTests",
-            dependencies: ["playerctl", "TestSupport"]
+            dependencies: ["playerctl", "LifecycleProbe", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

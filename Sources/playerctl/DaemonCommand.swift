@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import Logging
 import QueuePlayer
 import ServiceLifecycle
@@ -13,6 +14,12 @@ struct DaemonCommand: AsyncParsableCommand {
             Files play in the order given; a folder contributes its MP3 files in name order. Items of the same
             format join with no gap. A file that cannot be played is reported on stderr, naming it, and the rest
             still plays. SIGINT and SIGTERM stop playback cleanly.
+
+            Background: with --background, after SIGUSR1, or when job control puts the process in the background \
+            ('&', Ctrl-Z then 'bg'), the player is backgrounded; SIGUSR2 or 'fg' make it active again. With the \
+            'audio' mode in the manifest, playback goes on and the time is logged; without it, playback pauses \
+            (and stays paused on return unless --resume-on-foreground). Entering the background saves the queue \
+            and position to the state file, in a background task.
 
             \(ExitStatus.helpText)
             """
@@ -38,8 +45,18 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(help: "Exit once the last item has been heard, instead of waiting for more.")
     var exitWhenEmpty = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Diagnostics: append the monotonic clock, a 10 ms observer's time and the audible time to FILE.",
+            discussion: "Read by scripts/audible-time, which checks reported time against a recording.",
+            valueName: "file"))
+    var timeTrace: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
+
+    @OptionGroup(title: "Lifecycle")
+    var lifecycle: LifecycleOptions
 
     @Argument(help: ArgumentHelp("MP3 files or folders to play.", valueName: "item"))
     var items: [String] = []
@@ -63,19 +80,45 @@ struct DaemonCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitStatus.outputFailed
         }
+        let application = Application.shared
+        do {
+            let manifest = try AppManifest.load(from: lifecycle.manifestURL, logger: logger)
+            application.configure(
+                manifest: manifest, backgroundTime: lifecycle.backgroundTimeConfiguration, logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitStatus.badManifest
+        }
         let engine = PlaybackEngine(sink: sink, logger: logger)
+        if let timeTrace {
+            do {
+                try TimeTrace(path: timeTrace).attach(to: engine)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         let urls = ItemPaths.expand(items, logger: logger)
         if urls.isEmpty {
             logger.notice("nothing to play yet: give files or folders, such as `playerctl daemon Music/`")
         }
         engine.enqueue(urls)
+        let policy = BackgroundPlaybackPolicy(
+            player: engine, application: application, resumesOnForeground: lifecycle.resumeOnForeground)
+        let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
+        if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
+            application.enterBackground()
+        }
         let service = PlaybackService(
-            engine: engine, exitWhenEmpty: exitWhenEmpty, showsStatusLine: StatusLine.isAvailable, logger: logger)
+            engine: engine, application: application, policy: policy, exitWhenEmpty: exitWhenEmpty,
+            terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
+            backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
         serviceConfiguration.successTerminationBehavior = .gracefullyShutdownGroup
+        let lifecycleService = ProcessLifecycle(application: application, terminal: terminal, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [serviceConfiguration], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [serviceConfiguration, .init(service: lifecycleService)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let outcome = service.outcome
         if outcome.outputError != nil {

@@ -1,3 +1,5 @@
+import Dispatch
+import FoundationEssentials
 import Logging
 import QueuePlayer
 import ServiceLifecycle
@@ -13,15 +15,28 @@ final class PlaybackService: Service {
     }
 
     private let engine: PlaybackEngine
+    private let application: Application
+    private let policy: BackgroundPlaybackPolicy
     private let exitWhenEmpty: Bool
-    private let showsStatusLine: Bool
+    private let terminal: Int32?
+    private let backgroundLogInterval: Double
+    private let stateURL: URL
     private let logger: Logger
     private let outcomeStorage = Mutex(Outcome())
 
-    init(engine: PlaybackEngine, exitWhenEmpty: Bool, showsStatusLine: Bool, logger: Logger) {
+    /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
+    /// entering the background.
+    init(
+        engine: PlaybackEngine, application: Application, policy: BackgroundPlaybackPolicy, exitWhenEmpty: Bool,
+        terminal: Int32?, backgroundLogInterval: Double, stateURL: URL, logger: Logger
+    ) {
         self.engine = engine
+        self.application = application
+        self.policy = policy
         self.exitWhenEmpty = exitWhenEmpty
-        self.showsStatusLine = showsStatusLine
+        self.terminal = terminal
+        self.backgroundLogInterval = backgroundLogInterval
+        self.stateURL = stateURL
         self.logger = logger
     }
 
@@ -29,10 +44,23 @@ final class PlaybackService: Service {
     var outcome: Outcome { outcomeStorage.withLock { $0 } }
 
     func run() async throws {
-        engine.play()
+        let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
+        let logging = engine.addPeriodicTimeObserver(
+            forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000),
+            queue: DispatchQueue(label: "queueplayer.background-log")
+        ) { [self] time in
+            if application.applicationState == .background {
+                logger.info("App is backgrounded. Time is: \(Self.twoDecimals(time.seconds))")
+            }
+        }
+        defer {
+            application.removeObserver(saving)
+            engine.removeTimeObserver(logging)
+        }
+        policy.playUnlessBackgrounded()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                if showsStatusLine {
+                if terminal != nil {
                     group.addTask { await self.drawStatusLine() }
                 }
                 await reportEvents()
@@ -42,7 +70,30 @@ final class PlaybackService: Service {
             self.engine.shutdown()
         }
         engine.shutdown()
-        if showsStatusLine { StatusLine().finish() }
+        if terminal != nil { StatusLine().finish() }
+    }
+
+    /// Seed 003's pattern, run in a background task on every entry to the background.
+    private func saveState() {
+        let snapshot = StateSnapshot(engine: engine)
+        do {
+            try snapshot.write(to: stateURL)
+            logger.info(
+                "saved the state to \(stateURL.path)",
+                metadata: [
+                    "items": "\(snapshot.queue.count)", "current": "\(snapshot.currentItem ?? "none")",
+                    "position": "\(Self.twoDecimals(snapshot.position))",
+                ])
+        } catch {
+            logger.error("could not save the state to \(stateURL.path): \(error)")
+        }
+    }
+
+    /// `12.34`: seconds with two decimals, as the iOS sample formats them.
+    static func twoDecimals(_ seconds: Double) -> String {
+        let hundredths = Int((seconds * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     private func reportEvents() async {
@@ -53,7 +104,11 @@ final class PlaybackService: Service {
                 metadata["title"] = item.metadata.title.map { "\($0)" }
                 metadata["artist"] =
                     item.metadata.artists.isEmpty ? nil : "\(item.metadata.artists.joined(separator: ", "))"
-                logger.info("playing \(item.entry.url.path)", metadata: metadata)
+                if application.applicationState == .background {
+                    logger.info("New music name: \(item.entry.displayName)", metadata: metadata)
+                } else {
+                    logger.info("playing \(item.entry.url.path)", metadata: metadata)
+                }
             case .itemReady:
                 break
             case .itemFinished(let entry):
@@ -75,7 +130,9 @@ final class PlaybackService: Service {
     private func drawStatusLine() async {
         let line = StatusLine()
         while !Task.isCancelled {
-            line.render(engine.status())
+            if application.applicationState == .active, ProcessLifecycle.ownsTerminal(terminal) {
+                line.render(engine.status())
+            }
             try? await Task.sleep(for: .milliseconds(200))
         }
     }

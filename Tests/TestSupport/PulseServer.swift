@@ -58,6 +58,9 @@ public final class MonitorRecording {
         }
     }
 
+    /// Frames recorded so far (parec's buffering puts this up to about 10 ms behind the sink).
+    public var framesSoFar: Int { Self.size(of: file) / 4 }
+
     /// Stops recording and returns the interleaved samples.
     public func finish() -> [Int16] {
         // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGINT and SIGTERM.

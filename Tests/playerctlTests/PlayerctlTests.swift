@@ -111,36 +111,12 @@ struct PlayerctlDaemonTests {
 
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
-        // Children of the test runner inherit a signal mask that blocks SIGTERM and SIGINT; a shell or systemd
-        // would not pass one on. Clear it, as they would, before the daemon starts.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-                + "os.execv(sys.argv[1], sys.argv[1:])",
-            Fixtures.playerctl.path, "daemon", "--sink", "null", "--log-level", "debug",
-            Fixtures.mp3("stereo-44k-5s").path,
-        ]
-        let log = Subprocess.temporaryFile("log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let started = Date().addingTimeInterval(5)
-        while !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("] playing "), Date() < started {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let stillRunning = process.isRunning
-        if stillRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        #expect(!stillRunning, "the daemon ignored the signal")
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        #expect(text.contains("Signal caught"), "\(text)")
+        let daemon = try RunningDaemon(
+            ["--sink", "null", "--log-level", "debug", Fixtures.mp3("stereo-44k-5s").path])
+        #expect(await daemon.waitForLog("] playing "))
+        daemon.send(signal)
+        let status = await daemon.exitStatus()
+        #expect(status == 0, "the daemon ignored the signal or failed: \(daemon.log)")
+        #expect(daemon.log.contains("Signal caught"), "\(daemon.log)")
     }
 }

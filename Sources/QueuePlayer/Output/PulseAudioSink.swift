@@ -39,6 +39,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var failureReported = false
     private var wasReady = false
     private var timerFired = false
+    private var lastTimingRequest: pa_usec_t = 0
+    private var isCorked = false
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server.
@@ -160,13 +162,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.renderer = renderer
         self.format = format
         stoppedAtEndOfStream = false
+        isCorked = false
         let bytesPerFrame = UInt32(format.channelCount * MemoryLayout<Int16>.size)
         let targetBytes = UInt32(format.sampleRate * Self.targetLatencyMilliseconds / 1000) * bytesPerFrame
         var attributes = pa_buffer_attr(
             maxlength: .max, tlength: targetBytes, prebuf: .max, minreq: .max, fragsize: .max)
         let flags = pa_stream_flags_t(
-            rawValue: PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-                | PA_STREAM_ADJUST_LATENCY.rawValue)
+            rawValue: PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
         guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0 else {
             throw streamError("PulseAudio refused to connect the playback stream")
         }
@@ -184,13 +186,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Corks or uncorks the stream and waits for the server to confirm. Nothing buffered is lost.
     public func setPaused(_ paused: Bool) {
         withStream { stream in
+            isCorked = paused
             waitFor(pa_stream_cork(stream, paused ? 1 : 0, Self.signalOnCompletion, mainloopPointer))
+            refreshTiming(stream)
         }
     }
 
     /// Drops what the server holds for this stream and waits for the server to confirm.
     public func flush() {
-        withStream { stream in waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer)) }
+        withStream { stream in
+            waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer))
+            refreshTiming(stream)
+        }
     }
 
     /// Waits until the server has read every byte of the stream and its sink has played them, then confirms with
@@ -233,18 +240,50 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    /// The stream's latency from PulseAudio's (interpolated) timing information, in frames; 0 before the
-    /// first timing update or with no stream.
+    /// Frames written but not yet heard, from the stream's latest timing report carried forward to now (see
+    /// ``StreamTimingReport``); 0 before the first report or with no stream. A report older than
+    /// ``timingRefreshMicroseconds`` is renewed in the background, so that the sink's own clock rate (which may
+    /// differ from the nominal rate by 100 ppm) never accumulates.
+    ///
+    /// libpulse's own `pa_stream_get_latency` is not used: it smooths and refreshes on its own only every 1.5 s,
+    /// and on the null sink it read 0.2–0.4 ms late against the monitor recording (`scripts/audible-time`).
     public func latencyFrames() -> Int {
         withStream { stream in
-            var microseconds: pa_usec_t = 0
-            var negative: Int32 = 0
-            guard pa_stream_get_latency(stream, &microseconds, &negative) == 0, negative == 0,
-                let rate = format?.sampleRate
+            requestFreshTimingIfStale(stream)
+            guard let timing = pa_stream_get_timing_info(stream)?.pointee, let format,
+                timing.write_index_corrupt == 0, timing.read_index_corrupt == 0
             else { return 0 }
-            return Int(microseconds) * rate / 1_000_000
+            let bytesPerFrame = Int64(format.channelCount * MemoryLayout<Int16>.size)
+            let report = StreamTimingReport(
+                writtenFrames: timing.write_index / bytesPerFrame, readFrames: timing.read_index / bytesPerFrame,
+                sinkMicroseconds: Int64(timing.sink_usec), isAdvancing: timing.playing != 0 && !isCorked)
+            var now = timeval()
+            gettimeofday(&now, nil)
+            let age =
+                Int64(now.tv_sec - timing.timestamp.tv_sec) * 1_000_000 + Int64(now.tv_usec - timing.timestamp.tv_usec)
+            return report.latencyFrames(reportAgeMicroseconds: age, rate: format.sampleRate)
         } ?? 0
     }
+
+    /// Asks for a timing report without waiting, if the last request is older than ``timingRefreshMicroseconds``.
+    /// Lock held.
+    private func requestFreshTimingIfStale(_ stream: OpaquePointer) {
+        guard pa_rtclock_now() &- lastTimingRequest >= Self.timingRefreshMicroseconds else { return }
+        lastTimingRequest = pa_rtclock_now()
+        if let operation = pa_stream_update_timing_info(stream, nil, nil) {
+            pa_operation_unref(operation)
+        }
+    }
+
+    /// Waits for a timing report taken after everything asked of the server so far (a cork, a flush), so that no
+    /// later read carries an older report across the change. Lock held.
+    private func refreshTiming(_ stream: OpaquePointer) {
+        lastTimingRequest = pa_rtclock_now()
+        waitFor(pa_stream_update_timing_info(stream, Self.signalOnCompletion, mainloopPointer))
+    }
+
+    /// The age at which a timing report is renewed while the latency is being read.
+    static let timingRefreshMicroseconds: pa_usec_t = 500_000
 
     /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
     public func stop() {

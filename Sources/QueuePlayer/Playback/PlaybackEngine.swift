@@ -13,7 +13,7 @@ import Synchronization
 /// Threads: every public method may be called from any thread or task. The engine runs two threads of its own:
 /// a decoding thread (file I/O and libmpg123) and an event thread (maps the audible position to events, drains
 /// the output). Events are delivered through ``events``; none is produced on the audio callback path.
-public final class PlaybackEngine: Sendable {
+public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Creates a decoder for a file. Called on the decoding thread.
     public typealias DecoderFactory = @Sendable (URL, Logger) throws(DecoderError) -> any AudioDecoder
 
@@ -219,6 +219,9 @@ public final class PlaybackEngine: Sendable {
         }
     }
 
+    /// True between ``play()`` and ``pause()``. Part of ``BackgroundPausable``.
+    public var isPlaybackRequested: Bool { state.withLock { $0.isPlaying } }
+
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
     public func pause() {
         state.withLock { $0.isPlaying = false }
@@ -346,8 +349,19 @@ public final class PlaybackEngine: Sendable {
     /// The ring frame being heard now: estimated from the sink's latency, and never less than what a drain
     /// confirmed.
     func audibleFrame() -> Int {
-        let estimate = renderer.position.read().audibleRingFrame(latencyFrames: sink.latencyFrames())
-        return max(estimate, heardThroughFrame.load(ordering: .acquiring))
+        return max(consistentAudibleFrame(), heardThroughFrame.load(ordering: .acquiring))
+    }
+
+    /// The render position and the sink's latency as of the same instant: a render that hands over frames between
+    /// the two reads would shift the latency by a whole write (tens of milliseconds), so such a pair is read again.
+    private func consistentAudibleFrame() -> Int {
+        while true {
+            let before = renderer.position.read()
+            let latency = sink.latencyFrames()
+            if renderer.position.read() == before {
+                return before.audibleRingFrame(latencyFrames: latency)
+            }
+        }
     }
 
     /// Waits until the sink has played everything handed to it, then records that as heard. On failure, posts

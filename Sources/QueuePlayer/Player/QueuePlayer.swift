@@ -10,7 +10,7 @@ import Synchronization
 /// the queues they were given; nothing runs on the audio callback.
 ///
 /// Not yet here (see the project's issues): rates other than 0 and 1.
-public final class QueuePlayer: Sendable {
+public final class QueuePlayer: BackgroundPausable, Sendable {
     /// What happens when the current item has been heard to its end.
     public enum ActionAtItemEnd: Sendable, Equatable {
         /// The next item plays, with no gap (the default for a queue player).
@@ -68,14 +68,19 @@ public final class QueuePlayer: Sendable {
         var currentItemObservers: [Int: (DispatchQueue, @Sendable (PlayerItem?) -> Void)] = [:]
         var currentItemStreams: [Int: AsyncStream<PlayerItem?>.Continuation] = [:]
         var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
+        var backgroundPolicy: BackgroundPlaybackPolicy?
     }
 
-    /// Creates a player that plays `items` through `sink`, paused until ``play()``.
-    public init(items: [PlayerItem] = [], sink: any AudioSink, logger: Logger) {
+    /// Creates a player that plays `items` through `sink`, paused until ``play()``. It follows `application`'s
+    /// lifecycle (``BackgroundPlaybackPolicy``): without the `audio` background mode, entering the background
+    /// pauses it.
+    public init(items: [PlayerItem] = [], sink: any AudioSink, logger: Logger, application: Application = .shared) {
         engine = PlaybackEngine(sink: sink, logger: logger)
         for item in items where canInsert(item, after: nil) {
             insert(item, after: nil)
         }
+        let policy = BackgroundPlaybackPolicy(player: self, application: application)
+        state.withLock { $0.backgroundPolicy = policy }
         let events = engine.events
         Task.detached { [weak self] in
             for await event in events {
@@ -90,6 +95,9 @@ public final class QueuePlayer: Sendable {
     }
 
     // MARK: The queue
+
+    /// True at rate 1. Part of ``BackgroundPausable``.
+    public var isPlaybackRequested: Bool { rate != 0 }
 
     /// The queued items, the current one first (also when it is held at its end).
     public func items() -> [PlayerItem] {
@@ -156,6 +164,13 @@ public final class QueuePlayer: Sendable {
         state.withLock { $0.rate = 0 }
         engine.pause()
         currentItem?.noteTime(currentTime())
+    }
+
+    /// Whether playback paused for entering the background resumes on return to the foreground (off by default,
+    /// as on iOS).
+    public var resumesAfterBackground: Bool {
+        get { state.withLock { $0.backgroundPolicy?.resumesOnForeground ?? false } }
+        set { state.withLock { $0.backgroundPolicy?.resumesOnForeground = newValue } }
     }
 
     /// 0 (paused) or 1 (playing). Setting any other nonzero value plays at 1.

@@ -1,0 +1,50 @@
+import Dispatch
+import Logging
+
+/// A background task that has begun and not ended.
+struct RunningTask {
+    let name: String
+    let expirationHandler: (@Sendable () -> Void)?
+    let began: ContinuousClock.Instant
+    var expirationNotified = false
+}
+
+/// Work registered with ``Application/performOnEachEntryToBackground(named:_:)``.
+struct EntryWork {
+    let name: String
+    let work: @Sendable () async -> Void
+}
+
+/// Everything an ``Application`` keeps, guarded by its lock.
+struct LifecycleState {
+    var manifest: AppManifest
+    var backgroundTime: BackgroundTimeConfiguration
+    var logger: Logger
+    var applicationState = ApplicationState.active
+    /// When the background time runs out; nil in the foreground.
+    var backgroundDeadline: ContinuousClock.Instant?
+    /// Bumped by every transition, so that timers of an earlier stay in the background do nothing.
+    var timerGeneration = 0
+    var tasks: [Int: RunningTask] = [:]
+    var nextTaskID = 1
+    var observers: [Int: (DispatchQueue, @Sendable (LifecycleNotification) -> Void)] = [:]
+    var streams: [Int: AsyncStream<LifecycleNotification>.Continuation] = [:]
+    var entryWorks: [Int: EntryWork] = [:]
+    var nextObserverID = 1
+
+    /// Hands `notification` to every observer and stream. Called in transition order under the lock, so each
+    /// observer's queue and each stream receive the notifications in that order.
+    func post(_ notification: LifecycleNotification) {
+        for (queue, block) in observers.sorted(by: { $0.key < $1.key }).map(\.value) {
+            queue.async { block(notification) }
+        }
+        for continuation in streams.values {
+            continuation.yield(notification)
+        }
+    }
+
+    mutating func takeObserverID() -> LifecycleObserverToken {
+        defer { nextObserverID += 1 }
+        return LifecycleObserverToken(id: nextObserverID)
+    }
+}

@@ -1,0 +1,49 @@
+import Dispatch
+import Glibc
+import QueuePlayer
+
+/// `--time-trace FILE`: a diagnostic record of what a 10 ms periodic observer reported, for checking reported
+/// time against a recording of the output (`scripts/audible-time`).
+///
+/// Each observer call appends one line, `MONOTONIC OBSERVED REPORTED`, in seconds: CLOCK_MONOTONIC when the call
+/// ran, the observer's item time, and the engine's audible time read in the same call. Lines are written on the
+/// trace's own serial queue, never on the audio path.
+final class TimeTrace: Sendable {
+    private let descriptor: Int32
+    private let queue = DispatchQueue(label: "queueplayer.time-trace")
+
+    /// Creates (or truncates) `path`. Throws a message naming the file when it cannot be written.
+    init(path: String) throws(TimeTraceError) {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw TimeTraceError(message: "cannot write the time trace \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Starts tracing `engine`'s item time every 10 ms.
+    func attach(to engine: PlaybackEngine) {
+        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
+            [self] observed in
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let reported = engine.status().elapsed
+            let monotonic = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+            append("\(monotonic) \(observed.seconds) \(reported)\n")
+        }
+    }
+
+    private func append(_ line: String) {
+        var line = line
+        line.withUTF8 { bytes in _ = write(descriptor, bytes.baseAddress, bytes.count) }
+    }
+}
+
+/// The trace file could not be opened.
+struct TimeTraceError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,256 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+/// Records what `terminate` was asked to do instead of exiting the test runner.
+final class TerminationRecorder: Sendable {
+    private let statuses = Mutex<[Int32]>([])
+    var recorded: [Int32] { statuses.withLock { $0 } }
+    func record(_ status: Int32) { statuses.withLock { $0.append(status) } }
+}
+
+/// Waits up to `seconds` for `condition`.
+func eventually(within seconds: Double = 2, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+@Suite("Application: states, transition notifications, background tasks")
+struct ApplicationTests {
+    let log = CapturedLog()
+    let terminations = TerminationRecorder()
+
+    func application(
+        audio: Bool = false, budget: Double = 600, margin: Double = 5
+    ) -> Application {
+        Application(
+            manifest: AppManifest(backgroundModes: audio ? [.audio] : []),
+            backgroundTime: BackgroundTimeConfiguration(budget: budget, expirationMargin: margin), logger: log.logger,
+            terminate: { [terminations] in terminations.record($0) })
+    }
+
+    @Test("leaving and returning post the four notifications in UIKit's order, to observers and to streams")
+    func transitionOrder() async {
+        let application = application(audio: true)
+        let observed = Collected<LifecycleNotification>()
+        application.addObserver(queue: observed.queue) { observed.append($0) }
+        let stream = application.notifications()
+        #expect(application.applicationState == .active)
+
+        application.enterBackground()
+        #expect(application.applicationState == .background)
+        application.enterBackground()  // already there: nothing posted
+        application.enterForeground()
+        #expect(application.applicationState == .active)
+        application.enterForeground()  // already there: nothing posted
+
+        let expected: [LifecycleNotification] = [
+            .willResignActive, .didEnterBackground, .willEnterForeground, .didBecomeActive,
+        ]
+        #expect(observed.values == expected)
+        var streamed: [LifecycleNotification] = []
+        for await notification in stream {
+            streamed.append(notification)
+            if streamed.count == expected.count { break }
+        }
+        #expect(streamed == expected)
+    }
+
+    @Test("without the audio mode, the background is suspended once no task runs; with it, it is not")
+    func suspension() {
+        let plain = application()
+        plain.enterBackground()
+        #expect(plain.applicationState == .suspended)
+
+        let busy = application()
+        busy.enterForeground()
+        let task = busy.beginBackgroundTask(name: "finish upload")
+        busy.enterBackground()
+        #expect(busy.applicationState == .background)
+        busy.endBackgroundTask(task)
+        #expect(busy.applicationState == .suspended)
+        busy.enterForeground()
+        #expect(busy.applicationState == .active)
+
+        let audio = application(audio: true)
+        audio.enterBackground()
+        #expect(audio.applicationState == .background)
+    }
+
+    @Test("backgroundTimeRemaining is the largest finite Double in the foreground and counts down in the background")
+    func timeRemaining() async throws {
+        let application = application(budget: 30)
+        #expect(application.backgroundTimeRemaining == .greatestFiniteMagnitude)
+        application.enterBackground()
+        let first = application.backgroundTimeRemaining
+        #expect(first <= 30 && first > 29)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(application.backgroundTimeRemaining < first)
+        application.enterForeground()
+        #expect(application.backgroundTimeRemaining == .greatestFiniteMagnitude)
+    }
+
+    @Test("every begin pairs with one end; ending twice or an unknown id is a logged error, not a crash")
+    func pairing() {
+        let application = application()
+        let first = application.beginBackgroundTask(name: "first")
+        let second = application.beginBackgroundTask(name: "second")
+        #expect(first != .invalid && second != .invalid && first != second)
+        #expect(application.runningBackgroundTasks == ["first", "second"])
+        application.endBackgroundTask(first)
+        #expect(application.runningBackgroundTasks == ["second"])
+        application.endBackgroundTask(first)
+        application.endBackgroundTask(BackgroundTaskIdentifier(rawValue: 999))
+        application.endBackgroundTask(.invalid)
+        #expect(application.runningBackgroundTasks == ["second"])
+        let errors = log.messages(at: .error)
+        #expect(errors.count == 3)
+        #expect(errors.first?.contains("endBackgroundTask(#\(first.rawValue))") == true)
+        #expect(errors.allSatisfy { $0.contains("no such task is running") })
+        #expect(log.all.contains { $0.contains("background task 'first'") && $0.contains("ended after") })
+    }
+
+    @Test("the expiration handler runs the margin before the end; a task ended there does not terminate")
+    func expiry() async {
+        let application = application(budget: 0.4, margin: 0.3)
+        let handled = Collected<Double>()
+        let task = Mutex(BackgroundTaskIdentifier.invalid)
+        application.enterBackground()
+        let began = ContinuousClock.now
+        let identifier = application.beginBackgroundTask(name: "upload") { [application] in
+            handled.append(Application.seconds(began.duration(to: .now)))
+            application.endBackgroundTask(task.withLock { $0 })
+        }
+        task.withLock { $0 = identifier }
+        #expect(await eventually { !handled.values.isEmpty })
+        try? await Task.sleep(for: .milliseconds(500))
+        let at = handled.values.first ?? 0
+        #expect(at >= 0.09 && at < 0.3, "handler ran \(at) s after the task began; expected about 0.1 s")
+        #expect(terminations.recorded.isEmpty)
+        #expect(application.runningBackgroundTasks.isEmpty)
+    }
+
+    @Test("a task still running when the time is spent terminates with the watchdog status, naming the task")
+    func overrun() async {
+        let application = application(budget: 0.2, margin: 0.1)
+        application.enterBackground()
+        _ = application.beginBackgroundTask(name: "stuck export")
+        #expect(await eventually { !terminations.recorded.isEmpty })
+        #expect(terminations.recorded == [Application.watchdogExitStatus])
+        #expect(log.messages(at: .critical).contains { $0.contains("'stuck export'") })
+    }
+
+    @Test("no time is granted once the background time is spent: the identifier is invalid")
+    func invalidWhenSpent() async throws {
+        let application = application(budget: 0.05, margin: 0)
+        application.enterBackground()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(application.backgroundTimeRemaining == 0)
+        #expect(application.beginBackgroundTask(name: "too late") == .invalid)
+        application.enterForeground()
+        application.enterBackground()
+        #expect(application.beginBackgroundTask(name: "next stay") != .invalid)
+    }
+
+    @Test("work registered for each entry runs on every entry to the background (the seeds' re-entry bug)")
+    func workOnEachEntry() async {
+        let application = application(budget: 0.3, margin: 0.1)
+        let runs = Collected<Int>()
+        let token = application.performOnEachEntryToBackground(named: "save state") { runs.append(1) }
+        for entry in 1...3 {
+            application.enterBackground()
+            #expect(await eventually { runs.values.count == entry })
+            #expect(await eventually { application.applicationState == .suspended })
+            // Stay past the whole budget: a task begun once would be long expired by the next entry.
+            try? await Task.sleep(for: .milliseconds(350))
+            application.enterForeground()
+        }
+        application.removeObserver(token)
+        application.enterBackground()
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(runs.values.count == 3)
+        #expect(terminations.recorded.isEmpty)
+        #expect(log.all.filter { $0.contains("background task 'save state'") && $0.contains("ended after") }.count == 3)
+    }
+
+    @Test("work that outlives the time is cancelled and its task ended, so the process is not terminated")
+    func entryWorkExpires() async {
+        let application = application(budget: 0.3, margin: 0.2)
+        let cancelled = Collected<Bool>()
+        application.performOnEachEntryToBackground(named: "slow work") {
+            try? await Task.sleep(for: .seconds(10))
+            cancelled.append(Task.isCancelled)
+        }
+        application.enterBackground()
+        #expect(await eventually { cancelled.values == [true] })
+        try? await Task.sleep(for: .milliseconds(300))
+        #expect(terminations.recorded.isEmpty)
+        #expect(application.runningBackgroundTasks.isEmpty)
+    }
+}
+
+@Suite("Background playback policy: pause without the audio mode, play on with it")
+struct BackgroundPolicyTests {
+    func player(audio: Bool) -> (QueuePlayer, Application) {
+        let application = Application(
+            manifest: AppManifest(backgroundModes: audio ? [.audio] : []), logger: quietLogger, terminate: { _ in })
+        let item = PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))
+        let player = QueuePlayer(
+            items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger, application: application)
+        return (player, application)
+    }
+
+    @Test("without the audio mode, entering the background pauses; the player stays paused on return")
+    func pausesWithoutAudio() async {
+        let (player, application) = player(audio: false)
+        player.play()
+        #expect(await eventually { player.currentTime().seconds > 0.05 })
+        application.enterBackground()
+        #expect(await eventually { player.rate == 0 })
+        let pausedAt = player.currentTime()
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(player.currentTime() == pausedAt)
+        application.enterForeground()
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(player.rate == 0)
+        #expect(player.currentTime() == pausedAt)
+    }
+
+    @Test("with resumesAfterBackground, the player plays again on return")
+    func resumesWhenAsked() async {
+        let (player, application) = player(audio: false)
+        player.resumesAfterBackground = true
+        player.play()
+        application.enterBackground()
+        #expect(await eventually { player.rate == 0 })
+        application.enterForeground()
+        #expect(await eventually { player.rate == 1 })
+        let resumedAt = player.currentTime()
+        #expect(await eventually { player.currentTime() > resumedAt })
+    }
+
+    @Test("with the audio mode, playback and the time observer go on in the background")
+    func playsOnWithAudio() async {
+        let (player, application) = player(audio: true)
+        let ticks = Collected<MediaTime>()
+        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: ticks.queue) {
+            ticks.append($0)
+        }
+        player.play()
+        application.enterBackground()
+        let before = ticks.values.count
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(player.rate == 1)
+        #expect(application.applicationState == .background)
+        #expect(ticks.values.count >= before + 10)
+    }
+}

@@ -1,0 +1,36 @@
+import Logging
+import Synchronization
+
+/// A logger whose messages (with their levels) the test can read back.
+final class CapturedLog: Sendable {
+    private let lines = Mutex<[(Logger.Level, String)]>([])
+
+    var logger: Logger {
+        Logger(label: "test") { _ in CapturingHandler(log: self) }
+    }
+
+    func append(_ level: Logger.Level, _ message: String) { lines.withLock { $0.append((level, message)) } }
+
+    /// The messages logged at `level`.
+    func messages(at level: Logger.Level) -> [String] {
+        lines.withLock { lines in lines.filter { $0.0 == level }.map(\.1) }
+    }
+
+    /// Every message, whatever its level.
+    var all: [String] { lines.withLock { $0.map(\.1) } }
+}
+
+private struct CapturingHandler: LogHandler {
+    let log: CapturedLog
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        log.append(event.level, "\(event.message)")
+    }
+}

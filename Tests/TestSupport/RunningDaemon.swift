@@ -1,0 +1,65 @@
+import Foundation
+
+/// A `playerctl daemon` started the way a shell or systemd starts it, for tests that talk to it while it runs:
+/// signals unblocked (the test runner's threads block SIGINT and SIGTERM, and children inherit that mask), standard
+/// input from /dev/null, standard error captured. Killed if still running when released.
+public final class RunningDaemon {
+    private let process = Process()
+    private let logFile = Subprocess.temporaryFile("log")
+
+    /// Starts `playerctl daemon ARGUMENTS`.
+    public init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            [
+                "python3", "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                    + "os.execv(sys.argv[1], sys.argv[1:])",
+                Fixtures.playerctl.path, "daemon",
+            ] + arguments
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: logFile)
+    }
+
+    /// Everything logged so far.
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Waits until the log contains `text` `count` times; false on timeout or if the daemon exits first.
+    public func waitForLog(_ text: String, count: Int = 1, timeout seconds: Double = 5) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if log.components(separatedBy: text).count - 1 >= count { return true }
+            if !process.isRunning { return log.components(separatedBy: text).count - 1 >= count }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// Sends `signal` to the daemon.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the daemon to exit and returns its status, or nil if it was still running after `seconds` (it is
+    /// then killed).
+    public func exitStatus(within seconds: Double = 5) async -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+}

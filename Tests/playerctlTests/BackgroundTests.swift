@@ -1,0 +1,150 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A manifest file declaring `modes`, in a temporary folder.
+func manifestFile(modes: [String]) throws -> URL {
+    let url = Subprocess.temporaryFile("plist")
+    let entries = modes.map { "<string>\($0)</string>" }.joined()
+    let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>UIBackgroundModes</key><array>\(entries)</array></dict></plist>
+        """
+    try Data(plist.utf8).write(to: url)
+    return url
+}
+
+@Suite("Backgrounding the daemon, end to end on a PulseAudio null sink", .serialized)
+struct BackgroundTests {
+    @Test("with the audio mode, playback goes on bit-exact in the background and the seed's lines are logged")
+    func backgroundAudio() async throws {
+        let server = try await PulseServer(name: "bg-audio")
+        let recording = try await MonitorRecording(server: server)
+        let manifest = try manifestFile(modes: ["audio"])
+        let state = Subprocess.temporaryFile("json")
+        let names = ["join-1", "join-2", "join-3"]
+        let daemon = try RunningDaemon(
+            [
+                "--server", server.address, "--exit-when-empty", "--manifest", manifest.path,
+                "--background-log-interval", "0.1", "--state-file", state.path,
+            ] + names.map { Fixtures.mp3($0).path })
+        #expect(await daemon.waitForLog("] playing "))
+        try await Task.sleep(for: .milliseconds(500))
+        daemon.send(SIGUSR1)
+        let status = await daemon.exitStatus(within: 10)
+        try await Task.sleep(for: .milliseconds(200))
+        let samples = recording.finish()
+        let log = daemon.log
+        #expect(status == 0, "\(log)")
+
+        let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
+        #expect(recordingDifference(samples, reference: reference) == nil, "the sound changed in the background")
+        for line in [
+            "entered the background", "App is backgrounded. Time is: ", "New music name: join-2.mp3",
+            "New music name: join-3.mp3", "background task 'save state' (#1) began",
+            "background task 'save state' (#1) ended after", "saved the state to \(state.path)",
+        ] {
+            #expect(log.contains(line), "the log lacks \(line): \(log)")
+        }
+        #expect(!log.contains("paused: entered the background"))
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: state)) as? [String: Any]
+        #expect((saved?["currentItem"] as? String)?.hasSuffix("join-1.mp3") == true, "\(String(describing: saved))")
+        #expect((saved?["queue"] as? [String])?.count == 3)
+    }
+
+    @Test("without the audio mode, the sound stops within 50 ms of backgrounding and stays off on return")
+    func backgroundWithoutAudio() async throws {
+        let server = try await PulseServer(name: "bg-pause")
+        let recording = try await MonitorRecording(server: server)
+        let missingManifest = "/tmp/queueplayer-no-manifest-\(getpid())/Info.plist"
+        let daemon = try RunningDaemon(
+            [
+                "--server", server.address, "--manifest", missingManifest, "--state-file",
+                Subprocess.temporaryFile("json").path, Fixtures.mp3("stereo-44k-5s").path,
+            ])
+        #expect(await daemon.waitForLog("] playing "))
+        try await Task.sleep(for: .milliseconds(700))
+        let backgrounded = recording.framesSoFar
+        daemon.send(SIGUSR1)
+        #expect(await daemon.waitForLog("paused: entered the background"))
+        try await Task.sleep(for: .milliseconds(500))
+        daemon.send(SIGUSR2)
+        #expect(await daemon.waitForLog("entered the foreground"))
+        try await Task.sleep(for: .milliseconds(500))
+        let end = recording.framesSoFar
+        daemon.send(SIGTERM)
+        let status = await daemon.exitStatus()
+        let samples = recording.finish()
+        let log = daemon.log
+        #expect(status == 0, "\(log)")
+        #expect(log.contains("no manifest at \(missingManifest)"))
+        #expect(log.contains("suspended"), "\(log)")
+
+        // The mark is the recording's length when the signal is sent. The sink renders its monitor in blocks, so
+        // the sound may stop at the mark itself; any sound after it counts against the 50 ms.
+        let frames = samples.count / 2
+        let searchFrom = max(0, backgrounded - 44_100 / 2)
+        let lastSound = stride(from: min(end, frames) - 1, through: searchFrom, by: -1).first { frame in
+            samples[2 * frame] != 0 || samples[2 * frame + 1] != 0
+        }
+        let soundAfterSignal = max(0, (lastSound ?? 0) + 1 - backgrounded)
+        #expect(lastSound != nil, "nothing was playing in the half second before the signal")
+        #expect(soundAfterSignal <= 44_100 * 50 / 1000, "sound went on for \(soundAfterSignal) frames after SIGUSR1")
+    }
+
+    @Test("a malformed manifest is an error naming the file, and the service does not start")
+    func malformedManifest() async throws {
+        let manifest = try manifestFile(modes: ["audoi"])
+        let result = await playerctl(
+            "daemon", "--sink", "null", "--manifest", manifest.path, Fixtures.mp3("join-1").path)
+        #expect(result.status == 78)
+        #expect(result.standardError.contains(manifest.path))
+        #expect(result.standardError.contains("unknown mode 'audoi'"))
+        #expect(!result.standardError.contains("] playing "))
+    }
+
+    @Test("job control: '&' backgrounds, 'fg' activates, 'bg' backgrounds; the status line only in the foreground")
+    func jobControl() async throws {
+        let log = Subprocess.temporaryFile("log")
+        let result = await Subprocess.run(
+            Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/job-control.py").path,
+            [
+                log.path, "--", Fixtures.playerctl.path, "daemon", "--sink", "null", "--manifest",
+                try manifestFile(modes: ["audio"]).path, "--state-file", Subprocess.temporaryFile("json").path,
+                Fixtures.mp3("stereo-44k-5s").path,
+            ])
+        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        let terminal = report?["terminal"] as? String ?? ""
+        let daemonLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(report?["status"] as? Int == 0, "\(result.standardError) \(daemonLog)")
+        #expect((report?["missed"] as? [String])?.isEmpty == true, "\(daemonLog)")
+        let beforeForeground = terminal.components(separatedBy: "<<FG>>").first ?? ""
+        let inForeground = terminal.components(separatedBy: "<<FG>>").last?.components(separatedBy: "<<BG>>").first
+        #expect(!beforeForeground.contains("stereo-44k-5s.mp3"), "status line drawn while backgrounded: \(terminal)")
+        #expect(inForeground?.contains("stereo-44k-5s.mp3") == true, "no status line in the foreground: \(terminal)")
+    }
+}
+
+@Suite("Background tasks in a child process")
+struct BackgroundTaskProcessTests {
+    static var probe: String {
+        Fixtures.playerctl.deletingLastPathComponent().appendingPathComponent("LifecycleProbe").path
+    }
+
+    @Test("a task still running when the background time is spent terminates the process with status 86")
+    func watchdog() async {
+        let result = await Subprocess.run(Self.probe, ["0.4", "0.2", "overrun"])
+        #expect(result.status == 86, "\(result.standardError)")
+        #expect(result.standardError.contains("expiration handler called"))
+        #expect(result.standardError.contains("background task 'probe export' (#1) was still running"))
+        #expect(!result.standardError.contains("still running after the budget"))
+    }
+
+    @Test("a task ended by its expiration handler lets the process live on")
+    func endedInTime() async {
+        let result = await Subprocess.run(Self.probe, ["0.4", "0.2", "end"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("expiration handler called"))
+        #expect(result.standardError.contains("still running after the budget"))
+    }
+}
