@@ -92,6 +92,34 @@ struct BackgroundTests {
         #expect(soundAfterSignal <= 44_100 * 50 / 1000, "sound went on for \(soundAfterSignal) frames after SIGUSR1")
     }
 
+    @Test("--background starts backgrounded: silent without the audio mode until a resuming return, playing with it")
+    func startsBackgrounded() async throws {
+        let item = Fixtures.mp3("stereo-44k-5s").path
+        let state = Subprocess.temporaryFile("json").path
+        let silent = try RunningDaemon(
+            [
+                "--sink", "null", "--background", "--resume-on-foreground", "--manifest", "/nonexistent/Info.plist",
+                "--state-file", state, item,
+            ])
+        #expect(await silent.waitForLog("not playing: started in the background"), "\(silent.log)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!silent.log.contains("] playing ") && !silent.log.contains("New music name"))
+        silent.send(SIGUSR2)
+        #expect(await silent.waitForLog("] playing "), "\(silent.log)")
+        silent.send(SIGTERM)
+        #expect(await silent.exitStatus() == 0)
+
+        let audible = try RunningDaemon(
+            [
+                "--sink", "null", "--background", "--manifest", try manifestFile(modes: ["audio"]).path,
+                "--background-log-interval", "0.1", "--state-file", state, item,
+            ])
+        #expect(await audible.waitForLog("New music name: stereo-44k-5s.mp3"), "\(audible.log)")
+        #expect(await audible.waitForLog("App is backgrounded. Time is: 0.10"), "\(audible.log)")
+        audible.send(SIGTERM)
+        #expect(await audible.exitStatus() == 0)
+    }
+
     @Test("a malformed manifest is an error naming the file, and the service does not start")
     func malformedManifest() async throws {
         let manifest = try manifestFile(modes: ["audoi"])
