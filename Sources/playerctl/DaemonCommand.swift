@@ -58,6 +58,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @OptionGroup(title: "Lifecycle")
     var lifecycle: LifecycleOptions
 
+    @OptionGroup(title: "Control")
+    var control: ClientOptions
+
     @Argument(help: ArgumentHelp("MP3 files or folders to play.", valueName: "item"))
     var items: [String] = []
 
@@ -108,8 +111,20 @@ struct DaemonCommand: AsyncParsableCommand {
         if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
             application.enterBackground()
         }
+        let controller = PlayerController(engine: engine, application: application, logger: logger)
+        controller.onQuit { [engine] in engine.shutdown() }
+        let server: ControlServer
+        do {
+            server = try await ControlServer(
+                path: ControlSocketPath.resolve(control.socket), controller: controller, logger: logger)
+        } catch {
+            logger.critical("cannot serve the control socket: \(error)")
+            throw ExitStatus.socketUnavailable
+        }
+        defer { server.removeSocketFile() }
         let service = PlaybackService(
-            engine: engine, application: application, policy: policy, exitWhenEmpty: exitWhenEmpty,
+            engine: engine, controller: controller, application: application, policy: policy,
+            exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
@@ -117,7 +132,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let lifecycleService = ProcessLifecycle(application: application, terminal: terminal, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [serviceConfiguration, .init(service: lifecycleService)],
+                services: [serviceConfiguration, .init(service: lifecycleService), .init(service: server)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let outcome = service.outcome

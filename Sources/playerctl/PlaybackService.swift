@@ -15,6 +15,7 @@ final class PlaybackService: Service {
     }
 
     private let engine: PlaybackEngine
+    private let controller: PlayerController
     private let application: Application
     private let policy: BackgroundPlaybackPolicy
     private let exitWhenEmpty: Bool
@@ -27,10 +28,12 @@ final class PlaybackService: Service {
     /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
     /// entering the background.
     init(
-        engine: PlaybackEngine, application: Application, policy: BackgroundPlaybackPolicy, exitWhenEmpty: Bool,
+        engine: PlaybackEngine, controller: PlayerController, application: Application,
+        policy: BackgroundPlaybackPolicy, exitWhenEmpty: Bool,
         terminal: Int32?, backgroundLogInterval: Double, stateURL: URL, logger: Logger
     ) {
         self.engine = engine
+        self.controller = controller
         self.application = application
         self.policy = policy
         self.exitWhenEmpty = exitWhenEmpty
@@ -50,7 +53,7 @@ final class PlaybackService: Service {
             queue: DispatchQueue(label: "queueplayer.background-log")
         ) { [self] time in
             if application.applicationState == .background {
-                logger.info("App is backgrounded. Time is: \(Self.twoDecimals(time.seconds))")
+                logger.info("App is backgrounded. Time is: \(fixedDecimals(time.seconds, places: 2))")
             }
         }
         defer {
@@ -63,6 +66,7 @@ final class PlaybackService: Service {
                 if terminal != nil {
                     group.addTask { await self.drawStatusLine() }
                 }
+                group.addTask { await self.tellPositionEverySecond() }
                 await reportEvents()
                 group.cancelAll()
             }
@@ -82,22 +86,16 @@ final class PlaybackService: Service {
                 "saved the state to \(stateURL.path)",
                 metadata: [
                     "items": "\(snapshot.queue.count)", "current": "\(snapshot.currentItem ?? "none")",
-                    "position": "\(Self.twoDecimals(snapshot.position))",
+                    "position": "\(fixedDecimals(snapshot.position, places: 2))",
                 ])
         } catch {
             logger.error("could not save the state to \(stateURL.path): \(error)")
         }
     }
 
-    /// `12.34`: seconds with two decimals, as the iOS sample formats them.
-    static func twoDecimals(_ seconds: Double) -> String {
-        let hundredths = Int((seconds * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-
     private func reportEvents() async {
         for await event in engine.events {
+            controller.note(event)
             switch event {
             case .itemStarted(let item):
                 var metadata: Logger.Metadata = ["duration": "\(StatusLine.clock(item.duration))"]
@@ -124,6 +122,14 @@ final class PlaybackService: Service {
                 outcomeStorage.withLock { $0.outputError = error }
                 return
             }
+        }
+    }
+
+    /// Subscribers see the position move once a second while playing.
+    private func tellPositionEverySecond() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if engine.isPlaybackRequested { controller.broadcast() }
         }
     }
 

@@ -1,17 +1,23 @@
 import ArgumentParser
 
-/// The `playerctl` command: runs the QueuePlayer service and, later, controls it with the verbs the standard
-/// `playerctl` uses (`play`, `pause`, `next`, ...).
+/// The `playerctl` command: runs the QueuePlayer service (`daemon`) and controls it over its control socket with
+/// the verbs the standard `playerctl` uses (`play`, `pause`, `next`, ...), plus queue and lifecycle verbs.
 @main
 struct PlayerCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playerctl",
         abstract: "Headless MP3 queue player for Linux, with AVQueuePlayer semantics.",
         discussion: """
-            Run `playerctl daemon ITEM...` to play files and folders through PulseAudio.
-            The control verbs (play, pause, next, ...) arrive with the control socket.
+            Run `playerctl daemon ITEM...` to play files and folders through PulseAudio; the other verbs control \
+            that daemon through its control socket, with the syntax, output and exit statuses of the standard \
+            playerctl where they overlap. With no daemon running they print "No players found" and exit 1.
             """,
-        version: "0.1.0",
-        subcommands: [DaemonCommand.self]
+        version: "0.2.0",
+        subcommands: [
+            DaemonCommand.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
+            PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
+            OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, ClearVerb.self,
+            QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self,
+        ]
     )
 }

@@ -44,6 +44,30 @@ extension PlaybackEngine {
         wakeDecoder()
     }
 
+    /// Moves `entry` to `index` in ``queue()`` (clamped), keeping its id. Moving an entry to the front plays it
+    /// from its start; moving the entry being heard away from the front plays the new first entry from its start
+    /// (the moved one plays again, from its start, when its turn comes). Returns false for an entry not queued.
+    /// Any thread.
+    @discardableResult
+    public func move(_ entry: QueueEntry, to index: Int) -> Bool {
+        let audible = audibleFrame()
+        let (moved, replaced) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
+            var order = state.order
+            guard let from = order.firstIndex(of: entry) else { return (false, []) }
+            order.remove(at: from)
+            order.insert(entry, at: min(max(0, index), order.count))
+            if from == 0 || index <= 0, order.first != state.timeline.playing?.entry {
+                // A new entry leads: it starts from its beginning, as a skip does.
+                state.pending = order
+                return (true, state.replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil)))
+            }
+            return (true, state.reorder(to: order, audibleFrame: audible))
+        }
+        replaced.forEach { $0(false) }
+        wakeDecoder()
+        return moved
+    }
+
     /// Removes every entry and stops playback; ``PlaybackEvent/queueFinished`` follows. Any thread.
     public func removeAll() {
         let replaced = state.withLock { state in

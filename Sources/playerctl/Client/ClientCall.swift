@@ -1,0 +1,73 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+
+/// `--socket`, shared by every command that talks to the daemon.
+struct ClientOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's control socket.",
+            discussion: "Default: $XDG_RUNTIME_DIR/queueplayer/control.sock, else /tmp/queueplayer-UID/control.sock.",
+            valueName: "path"))
+    var socket: String?
+
+    var client: ControlClient { ControlClient(path: ControlSocketPath.resolve(socket)) }
+
+    /// Sends `request`; on no daemon or an error reply, says so on stderr and exits 1, as playerctl does.
+    func call(_ request: ControlRequest) async throws -> ControlReply {
+        let reply: ControlReply
+        do {
+            reply = try await client.send(request)
+        } catch is ControlClient.NoPlayer {
+            Self.fail(noPlayerMessage)
+        }
+        if reply.ok != true { Self.fail("playerctl: \(reply.error ?? "the daemon refused the request")") }
+        return reply
+    }
+
+    /// Prints every state the daemon reports whose rendering differs from the last one printed.
+    func follow(_ render: (PlayerSnapshot) -> String?) async throws {
+        var last: String?
+        do {
+            try await client.follow { state in
+                guard let text = render(state), text != last else { return }
+                last = text
+                print(text)
+                fflush(nil)
+            }
+        } catch is ControlClient.NoPlayer {
+            Self.fail(noPlayerMessage)
+        }
+    }
+
+    private var noPlayerMessage: String {
+        "No players found (nothing listens at \(ControlSocketPath.resolve(socket)); "
+            + "start one with `playerctl daemon Music/`)"
+    }
+
+    static func fail(_ message: String) -> Never {
+        var line = message + "\n"
+        line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        Glibc.exit(1)
+    }
+}
+
+/// `3` (absolute), `2+` or `2-` (relative), as playerctl's `position` and `volume` take them.
+struct AdjustableValue: ExpressibleByArgument {
+    let value: Double
+    let relative: Bool
+
+    init?(argument: String) {
+        let sign: Double? = argument.hasSuffix("+") ? 1 : argument.hasSuffix("-") ? -1 : nil
+        let number = sign == nil ? argument : String(argument.dropLast())
+        guard let parsed = Double(number), parsed.isFinite, parsed >= 0 else { return nil }
+        value = parsed * (sign ?? 1)
+        relative = sign != nil
+    }
+}
+
+/// A path as the daemon needs it: absolute (the daemon runs elsewhere), `file://` URIs kept.
+func absolutePath(_ item: String) -> String {
+    if item.hasPrefix("/") || item.hasPrefix("file://") { return item }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(item).path
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import FoundationEssentials
+
+struct MetadataVerb: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metadata",
+        abstract: "Print the current item's metadata: all of it, the values of KEYs, or a --format template.")
+    @OptionGroup var options: ClientOptions
+    @Flag(name: [.customShort("F"), .long], help: "Keep printing as the metadata changes.") var follow = false
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("A template such as '{{artist}} - {{title}} {{duration(position)}}'.", valueName: "template")
+    )
+    var format: String?
+    @Argument(help: ArgumentHelp("Keys such as xesam:title, or title, artist, album.", valueName: "key"))
+    var keys: [String] = []
+
+    /// The player's name in listings, as the standard playerctl shows it.
+    static let playerName = "queueplayer"
+
+    func run() async throws {
+        if follow {
+            try await options.follow(render)
+            return
+        }
+        let state = try await options.call(ControlRequest(command: "metadata")).state
+        guard let state, let text = render(state) else { throw ExitCode(1) }
+        print(text)
+    }
+
+    /// What to print for `state`, or nil when there is nothing (no item, or none of the keys).
+    func render(_ state: PlayerSnapshot) -> String? {
+        guard state.current != nil else { return nil }
+        let values = Self.values(state)
+        if let format { return MetadataTemplate(text: format).render(values) }
+        if keys.isEmpty {
+            return Self.metadataKeys.compactMap { key in
+                values[key].map { value in
+                    "\(Self.playerName) \(key)\(String(repeating: " ", count: max(1, 26 - key.count)))\(value)"
+                }
+            }.joined(separator: "\n")
+        }
+        let found = keys.compactMap { key in values[key] ?? values["xesam:" + key] ?? values["mpris:" + key] }
+        return found.isEmpty ? nil : found.joined(separator: "\n")
+    }
+
+    static let metadataKeys = [
+        "mpris:trackid", "mpris:length", "xesam:title", "xesam:artist", "xesam:album", "xesam:url",
+    ]
+
+    /// Every variable a template or key can name.
+    static func values(_ state: PlayerSnapshot) -> [String: String] {
+        var values = [
+            "status": state.status, "position": String(Int64(state.position * 1_000_000)),
+            "volume": fixedDecimals(state.volume, places: 6), "playerName": playerName,
+        ]
+        guard let track = state.current else { return values }
+        let url = URL(fileURLWithPath: track.url)
+        values["mpris:trackid"] = "/org/mpris/MediaPlayer2/Track/\(track.id)"
+        values["mpris:length"] = String(Int64(track.length * 1_000_000))
+        values["xesam:title"] = track.title ?? url.lastPathComponent
+        values["xesam:url"] = url.absoluteString
+        if !track.artists.isEmpty { values["xesam:artist"] = track.artists.joined(separator: ", ") }
+        if let album = track.album { values["xesam:album"] = album }
+        for key in ["title", "artist", "album"] { values[key] = values["xesam:" + key] }
+        return values
+    }
+}

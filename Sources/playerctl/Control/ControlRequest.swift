@@ -1,0 +1,112 @@
+import FoundationEssentials
+
+/// One request on the control socket: a JSON object on one line, such as `{"id": 3, "command": "volume", "level": 0.5}`.
+///
+/// `id` (any number or string) is echoed in the reply. The other fields depend on the command (see
+/// ``ControlCommand``); unknown fields are ignored, a field of the wrong type is an error naming it.
+struct ControlRequest: Codable, Sendable {
+    var id: RequestID?
+    var command: String
+    var seconds: Double?
+    var level: Double?
+    var relative: Bool?
+    var uri: String?
+    var items: [String]?
+    var item: Int?
+    var after: Int?
+    var to: Int?
+
+    init(command: String) {
+        self.command = command
+    }
+}
+
+/// A request's `id`: a number or a string, echoed back as it came.
+enum RequestID: Codable, Sendable, Equatable {
+    case number(Double)
+    case text(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let number): try container.encode(number)
+        case .text(let text): try container.encode(text)
+        }
+    }
+}
+
+/// What a request asks for, checked.
+enum ControlCommand: Sendable, Equatable {
+    case play, pause, playPause, stop, next, previous, status, metadata, queue, clear
+    case background, foreground, quit, subscribe
+    /// `position`: report (nil) or seek to `seconds`, or by `seconds` when relative.
+    case position(Double?, relative: Bool)
+    /// `volume`: report (nil) or set to `level` (0…1), or change by `level` when relative.
+    case volume(Double?, relative: Bool)
+    case open(String)
+    case add([String])
+    case insert([String], after: Int)
+    case remove(Int)
+    case move(Int, to: Int)
+
+    /// Every command name, for the error that names an unknown one.
+    static let names = [
+        "play", "pause", "play-pause", "stop", "next", "previous", "status", "metadata", "queue", "clear",
+        "background", "foreground", "quit", "subscribe", "position", "volume", "open", "add", "insert", "remove",
+        "move",
+    ]
+
+    /// Checks `request`; throws a message naming what is missing or wrong.
+    init(_ request: ControlRequest) throws(ControlError) {
+        func required<T>(_ value: T?, _ field: String, _ kind: String) throws(ControlError) -> T {
+            guard let value else { throw ControlError("\(request.command): needs '\(field)' (\(kind))") }
+            return value
+        }
+        switch request.command {
+        case "play": self = .play
+        case "pause": self = .pause
+        case "play-pause": self = .playPause
+        case "stop": self = .stop
+        case "next": self = .next
+        case "previous": self = .previous
+        case "status": self = .status
+        case "metadata": self = .metadata
+        case "queue": self = .queue
+        case "clear": self = .clear
+        case "background": self = .background
+        case "foreground": self = .foreground
+        case "quit": self = .quit
+        case "subscribe": self = .subscribe
+        case "position": self = .position(request.seconds, relative: request.relative ?? false)
+        case "volume": self = .volume(request.level, relative: request.relative ?? false)
+        case "open": self = .open(try required(request.uri, "uri", "a file path or file:// URI"))
+        case "add": self = .add(try required(request.items, "items", "an array of paths"))
+        case "insert":
+            self = .insert(
+                try required(request.items, "items", "an array of paths"),
+                after: try required(request.after, "after", "a queue id"))
+        case "remove": self = .remove(try required(request.item, "item", "a queue id"))
+        case "move":
+            self = .move(
+                try required(request.item, "item", "a queue id"), to: try required(request.to, "to", "a position"))
+        default:
+            throw ControlError(
+                "unknown command '\(request.command)'; the commands are \(Self.names.joined(separator: ", "))")
+        }
+    }
+}
+
+/// A request that cannot be carried out; the message names the problem.
+struct ControlError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

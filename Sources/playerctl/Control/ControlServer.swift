@@ -1,0 +1,150 @@
+import FoundationEssentials
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The daemon's control socket: a Unix domain socket (mode 0600; connections from other users are refused) that
+/// takes one JSON request per line and answers each with one JSON line; a `subscribe` request turns the connection
+/// into a stream of state events. Built on SwiftNIO; requests are carried out by the ``PlayerController``.
+///
+/// Bad input (not UTF-8, not JSON, an unknown command, a field of the wrong type, a line over 64 KiB) gets an
+/// error reply naming the problem, and the connection stays usable.
+final class ControlServer: Service {
+    /// The longest request line taken, in bytes.
+    static let maximumLineLength = 64 * 1024
+
+    let path: String
+    private let controller: PlayerController
+    private let logger: Logger
+    private let serverChannel: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>
+
+    /// Binds the socket at `path`. Throws, naming the process, if another daemon already serves it; a stale socket
+    /// file left by a daemon that died is replaced.
+    init(path: String, controller: PlayerController, logger: Logger) async throws {
+        self.path = path
+        self.controller = controller
+        self.logger = logger
+        try ControlSocketPath.prepareFolder(for: path)
+        if FileManager.default.fileExists(atPath: path) {
+            if let pid = await Self.runningDaemon(at: path) {
+                throw ControlError(
+                    "another playerctl daemon (pid \(pid)) already serves \(path); stop it with "
+                        + "`playerctl quit`, or give this one another --socket")
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
+        let previousMask = umask(0o177)
+        defer { umask(previousMask) }
+        let logger = logger
+        serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path) { channel in
+                Self.peerUserID(of: channel).flatMapThrowing { uid in
+                    guard uid == getuid() else {
+                        logger.warning("refused a control connection from uid \(uid)")
+                        throw ControlError("peer uid \(uid) is not this user")
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)))
+                    return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        logger.info("control socket at \(path)")
+    }
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await self.serverChannel.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await self.serve(connection) }
+                        }
+                    }
+                }
+            }
+        } catch is CancellationError {
+            // Graceful shutdown: the socket closes and its file goes.
+        }
+        removeSocketFile()
+    }
+
+    /// Removes the socket file (after the service group ended).
+    func removeSocketFile() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Answers a connection's requests in order until it closes. After `subscribe`, state events are written
+    /// beside the replies.
+    private func serve(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            try await withThrowingDiscardingTaskGroup { group in
+                var subscribed = false
+                for try await line in inbound {
+                    switch ControlRequestParser.parse(line) {
+                    case .failure(let id, let message):
+                        try await outbound.write(Self.encode(.failure(id, message)))
+                    case .command(let id, .subscribe):
+                        try await outbound.write(Self.encode(ControlReply(id: id, ok: true)))
+                        guard !subscribed else { continue }
+                        subscribed = true
+                        group.addTask {
+                            for await snapshot in self.controller.changes() {
+                                try await outbound.write(Self.encode(ControlReply(event: "state", state: snapshot)))
+                            }
+                        }
+                    case .command(let id, .quit):
+                        // Answered first: quitting closes this connection.
+                        try await outbound.write(Self.encode(ControlReply(id: id, ok: true)))
+                        controller.quit()
+                    case .command(let id, let command):
+                        try await outbound.write(Self.encode(controller.execute(command, id: id)))
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    static func encode(_ reply: ControlReply) -> ByteBuffer {
+        var data = (try? JSONEncoder().encode(reply)) ?? Data(#"{"ok":false,"error":"internal encoding error"}"#.utf8)
+        data.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: data)
+    }
+
+    /// The uid of the process at the other end of a Unix socket (SO_PEERCRED).
+    static func peerUserID(of channel: any Channel) -> EventLoopFuture<uid_t> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeFailedFuture(ControlError("no peer credentials"))
+        }
+        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return credentials.map { $0.uid }
+    }
+
+    /// The pid of the daemon answering at `path`, or nil when nothing answers (a stale socket file).
+    static func runningDaemon(at path: String) async -> pid_t? {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path).get()
+            defer { channel.close(promise: nil) }
+            let provider = channel as? any SocketOptionProvider
+            let credentials: PeerCredentials? = try await provider?.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+            ).get()
+            return credentials?.pid ?? 0
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// Linux's `struct ucred` (pid, uid, gid: three 32-bit integers), which Glibc's Swift module does not export. Read by
+/// `getsockopt(SO_PEERCRED)` through NIO's `unsafeGetSocketOption`, which copies exactly
+/// `MemoryLayout<PeerCredentials>.size` (12) bytes; the layout of three stored 32-bit fields is the C layout.
+struct PeerCredentials: Sendable {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}

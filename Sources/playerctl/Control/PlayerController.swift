@@ -1,0 +1,213 @@
+import FoundationEssentials
+import Logging
+import QueuePlayer
+import Synchronization
+
+/// Carries out control commands on the engine, keeps the history that `previous` needs, and tells subscribers
+/// what changed. The socket server and the status line read the same snapshots, so they never disagree.
+///
+/// Threading: any thread or task.
+final class PlayerController: Sendable {
+    /// How many finished or skipped items `previous` can go back through.
+    static let historyLimit = 1000
+
+    private let engine: PlaybackEngine
+    private let application: Application
+    private let logger: Logger
+    private let state = Mutex(ControllerState())
+
+    private struct ControllerState {
+        var history: [URL] = []
+        var isStopped = false
+        var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
+        var nextSubscriber = 0
+        var quit: (@Sendable () -> Void)?
+    }
+
+    init(engine: PlaybackEngine, application: Application, logger: Logger) {
+        self.engine = engine
+        self.application = application
+        self.logger = logger
+    }
+
+    /// Sets what `quit` does (end the service gracefully).
+    func onQuit(_ quit: @escaping @Sendable () -> Void) {
+        state.withLock { $0.quit = quit }
+    }
+
+    /// Ends the service gracefully, as SIGTERM does.
+    func quit() {
+        logger.info("quitting, as asked on the control socket")
+        state.withLock { $0.quit }?()
+    }
+
+    /// What the player is doing now.
+    func snapshot() -> PlayerSnapshot {
+        let status = engine.status()
+        let isStopped = state.withLock { $0.isStopped }
+        let current = status.current.map { info in
+            TrackInfo(
+                id: info.entry.id, url: info.entry.url.path, title: info.metadata.title,
+                artists: info.metadata.artists, album: info.metadata.album, length: info.duration)
+        }
+        let word = isStopped || current == nil ? "Stopped" : (engine.isPlaybackRequested ? "Playing" : "Paused")
+        return PlayerSnapshot(
+            status: word, position: status.elapsed, volume: Double(engine.volume), current: current)
+    }
+
+    /// The snapshots from now on: one at once, then one after every change (and every second while playing).
+    func changes() -> AsyncStream<PlayerSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PlayerSnapshot.self, bufferingPolicy: .bufferingNewest(16))
+        let id = state.withLock { state in
+            defer { state.nextSubscriber += 1 }
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        continuation.yield(snapshot())
+        return stream
+    }
+
+    /// Tells subscribers the current snapshot.
+    func broadcast() {
+        let current = snapshot()
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) {
+            subscriber.yield(current)
+        }
+    }
+
+    /// Notes what the engine reported: finished items go into the history.
+    func note(_ event: PlaybackEvent) {
+        switch event {
+        case .itemFinished(let entry), .itemFailed(let entry, _):
+            remember(entry.url)
+        default:
+            break
+        }
+        broadcast()
+    }
+
+    /// Carries out `command` and returns the reply to send.
+    func execute(_ command: ControlCommand, id: RequestID?) -> ControlReply {
+        do {
+            var reply = try perform(command)
+            reply.id = id
+            reply.ok = true
+            broadcast()
+            return reply
+        } catch {
+            return .failure(id, error.description)
+        }
+    }
+
+    private func perform(_ command: ControlCommand) throws(ControlError) -> ControlReply {
+        switch command {
+        case .play: play()
+        case .pause: engine.pause()
+        case .playPause:
+            snapshot().status == "Playing" ? engine.pause() : play()
+        case .stop:
+            engine.pause()
+            _ = engine.seek(toFrame: 0)
+            state.withLock { $0.isStopped = true }
+        case .next:
+            if let current = engine.queue().first { remember(current.url) }
+            engine.advanceToNextItem()
+        case .previous: previous()
+        case .status, .metadata, .subscribe: break
+        case .position(let seconds, let relative): if let seconds { try seek(seconds, relative: relative) }
+        case .volume(let level, let relative):
+            if let level {
+                let target = relative ? Double(engine.volume) + level : level
+                engine.volume = Float(min(1, max(0, target)))
+            }
+        case .open(let uri): try open(uri)
+        case .add(let items):
+            return ControlReply(added: engine.enqueue(try files(items, command: "add")).map(\.id))
+        case .insert(let items, let after):
+            let anchor = try entry(after, command: "insert")
+            return ControlReply(added: engine.insert(try files(items, command: "insert"), after: anchor).map(\.id))
+        case .remove(let id): engine.remove(try entry(id, command: "remove"))
+        case .move(let id, let position): engine.move(try entry(id, command: "move"), to: position - 1)
+        case .clear: engine.removeAll()
+        case .queue:
+            let entries = engine.queue()
+            return ControlReply(
+                queue: entries.enumerated().map { index, entry in
+                    QueueLine(id: entry.id, url: entry.url.path, current: index == 0)
+                })
+        case .background: application.enterBackground()
+        case .foreground: application.enterForeground()
+        case .quit: quit()
+        }
+        return ControlReply(state: snapshot())
+    }
+
+    private func play() {
+        state.withLock { $0.isStopped = false }
+        engine.play()
+    }
+
+    private func remember(_ url: URL) {
+        state.withLock { state in
+            state.history.append(url)
+            if state.history.count > Self.historyLimit { state.history.removeFirst() }
+        }
+    }
+
+    /// Plays the last item heard or skipped, followed by the one playing now; with no history, restarts the
+    /// current item.
+    private func previous() {
+        guard let last = state.withLock({ $0.history.popLast() }) else {
+            _ = engine.seek(toFrame: 0)
+            return
+        }
+        guard let current = engine.queue().first else {
+            engine.enqueue([last])
+            play()
+            return
+        }
+        let inserted = engine.insert([last], after: current)
+        engine.insert([current.url], after: inserted.first)
+        engine.advanceToNextItem()
+    }
+
+    private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {
+        guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
+        let status = engine.status()
+        guard let item = status.current else { throw ControlError("position: nothing is playing") }
+        let target = min(max(0, relative ? status.elapsed + seconds : seconds), item.duration)
+        _ = engine.seek(toFrame: Int((target * Double(item.format.sampleRate)).rounded()))
+    }
+
+    private func open(_ uri: String) throws(ControlError) {
+        let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
+        let url = try files([path], command: "open")
+        if let current = engine.queue().first {
+            engine.insert(url, after: current)
+            engine.advanceToNextItem()
+        } else {
+            engine.enqueue(url)
+        }
+        play()
+    }
+
+    /// The files `items` name (folders expanded), or an error naming the first that does not exist.
+    private func files(_ items: [String], command: String) throws(ControlError) -> [URL] {
+        guard !items.isEmpty else { throw ControlError("\(command): give at least one file or folder") }
+        if let missing = items.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
+            throw ControlError("\(command): no such file or folder: \(missing) (nothing was queued)")
+        }
+        return ItemPaths.expand(items, logger: logger)
+    }
+
+    private func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
+        guard let entry = engine.queue().first(where: { $0.id == id }) else {
+            throw ControlError("\(command): no queued item has id \(id); `playerctl queue` lists them")
+        }
+        return entry
+    }
+}
