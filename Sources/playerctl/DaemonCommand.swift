@@ -61,6 +61,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @OptionGroup(title: "Control")
     var control: ClientOptions
 
+    @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
+    var resume = false
+
     @Argument(help: ArgumentHelp("MP3 files or folders to play.", valueName: "item"))
     var items: [String] = []
 
@@ -100,18 +103,31 @@ struct DaemonCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
         }
-        let urls = ItemPaths.expand(items, logger: logger)
-        if urls.isEmpty {
-            logger.notice("nothing to play yet: give files or folders, such as `playerctl daemon Music/`")
+        let store: StateStore
+        do {
+            store = try StateStore(url: lifecycle.stateURL)
+        } catch {
+            logger.critical("cannot open the state store \(lifecycle.stateURL.path): \(error)")
+            throw ExitStatus.stateUnavailable
         }
-        engine.enqueue(urls)
+        let controller = PlayerController(engine: engine, application: application, store: store, logger: logger)
+        let restored: Bool
+        if items.isEmpty {
+            restored = controller.restore(resume: false)
+            if !restored {
+                logger.notice("nothing to play yet: give files or folders, such as `playerctl daemon Music/`")
+            }
+        } else {
+            restored = false
+            engine.enqueue(ItemPaths.expand(items, logger: logger))
+            controller.saveAll()
+        }
         let policy = BackgroundPlaybackPolicy(
             player: engine, application: application, resumesOnForeground: lifecycle.resumeOnForeground)
         let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
         if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
             application.enterBackground()
         }
-        let controller = PlayerController(engine: engine, application: application, logger: logger)
         controller.onQuit { [engine] in engine.shutdown() }
         let server: ControlServer
         do {
@@ -124,7 +140,7 @@ struct DaemonCommand: AsyncParsableCommand {
         defer { server.removeSocketFile() }
         let service = PlaybackService(
             engine: engine, controller: controller, application: application, policy: policy,
-            exitWhenEmpty: exitWhenEmpty,
+            startsPlaying: !restored || resume, exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)

@@ -8,13 +8,15 @@ enum ExitStatus {
     static let itemsFailed = ExitCode(2)
     /// The control socket could not be served: another daemon serves it, or its folder cannot be made.
     static let socketUnavailable = ExitCode(3)
+    /// The state store could not be opened (its path is logged).
+    static let stateUnavailable = ExitCode(4)
     /// The manifest could not be used (it names the file and the problem); nothing was played.
     static let badManifest = ExitCode(78)
 
     static let helpText = """
         Exit status: 0 when every item played to its end; 1 when the audio output could not be opened or failed;
         2 when playback finished but some items failed (each is reported on stderr); 3 when another daemon already
-        serves the control socket; 64 on a usage error; 78 when the manifest is malformed; 86 when a background task
+        serves the control socket; 4 when the state store cannot be opened; 64 on a usage error; 78 when the manifest is malformed; 86 when a background task
         outlived the background time.
         """
 }

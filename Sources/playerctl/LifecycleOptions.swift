@@ -37,8 +37,10 @@ struct LifecycleOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Where the queue and position are saved on entering the background.",
-            discussion: "Default: $XDG_STATE_HOME/queueplayer/state.json (~/.local/state/queueplayer/state.json).",
+            "The state store (SQLite): queue, position, volume and history, restored on start.",
+            discussion: """
+                Default: $XDG_STATE_HOME/queueplayer/state.sqlite (~/.local/state/queueplayer/state.sqlite).
+                """,
             valueName: "file"))
     var stateFile: String?
 
@@ -62,7 +64,7 @@ struct LifecycleOptions: ParsableArguments {
         let base =
             environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? "/root") + "/.local/state")
-        return URL(fileURLWithPath: base).appendingPathComponent("queueplayer/state.json")
+        return URL(fileURLWithPath: base).appendingPathComponent("queueplayer/state.sqlite")
     }
 
     var backgroundTimeConfiguration: BackgroundTimeConfiguration {

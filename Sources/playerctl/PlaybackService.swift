@@ -18,6 +18,7 @@ final class PlaybackService: Service {
     private let controller: PlayerController
     private let application: Application
     private let policy: BackgroundPlaybackPolicy
+    private let startsPlaying: Bool
     private let exitWhenEmpty: Bool
     private let terminal: Int32?
     private let backgroundLogInterval: Double
@@ -29,13 +30,14 @@ final class PlaybackService: Service {
     /// entering the background.
     init(
         engine: PlaybackEngine, controller: PlayerController, application: Application,
-        policy: BackgroundPlaybackPolicy, exitWhenEmpty: Bool,
+        policy: BackgroundPlaybackPolicy, startsPlaying: Bool, exitWhenEmpty: Bool,
         terminal: Int32?, backgroundLogInterval: Double, stateURL: URL, logger: Logger
     ) {
         self.engine = engine
         self.controller = controller
         self.application = application
         self.policy = policy
+        self.startsPlaying = startsPlaying
         self.exitWhenEmpty = exitWhenEmpty
         self.terminal = terminal
         self.backgroundLogInterval = backgroundLogInterval
@@ -60,7 +62,7 @@ final class PlaybackService: Service {
             application.removeObserver(saving)
             engine.removeTimeObserver(logging)
         }
-        policy.playUnlessBackgrounded()
+        if startsPlaying { policy.playUnlessBackgrounded() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 if terminal != nil {
@@ -71,26 +73,18 @@ final class PlaybackService: Service {
                 group.cancelAll()
             }
         } onGracefulShutdown: {
+            self.controller.saveAll()
             self.engine.shutdown()
         }
+        controller.saveAll()
         engine.shutdown()
         if terminal != nil { StatusLine().finish() }
     }
 
     /// Seed 003's pattern, run in a background task on every entry to the background.
     private func saveState() {
-        let snapshot = StateSnapshot(engine: engine)
-        do {
-            try snapshot.write(to: stateURL)
-            logger.info(
-                "saved the state to \(stateURL.path)",
-                metadata: [
-                    "items": "\(snapshot.queue.count)", "current": "\(snapshot.currentItem ?? "none")",
-                    "position": "\(fixedDecimals(snapshot.position, places: 2))",
-                ])
-        } catch {
-            logger.error("could not save the state to \(stateURL.path): \(error)")
-        }
+        controller.saveAll()
+        logger.info("saved the state to \(stateURL.path)")
     }
 
     private func reportEvents() async {
@@ -125,11 +119,13 @@ final class PlaybackService: Service {
         }
     }
 
-    /// Subscribers see the position move once a second while playing.
+    /// Once a second while playing, the position is saved (a SIGKILL loses at most that) and subscribers see it.
     private func tellPositionEverySecond() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            if engine.isPlaybackRequested { controller.broadcast() }
+            guard engine.isPlaybackRequested else { continue }
+            controller.checkpoint()
+            controller.broadcast()
         }
     }
 

@@ -20,6 +20,23 @@ public enum Fixtures {
     public static let playerctl: URL = URL(fileURLWithPath: CommandLine.arguments[0])
         .deletingLastPathComponent().appendingPathComponent("playerctl")
 
+    /// An environment for one run of `playerctl`: the test runner's, with `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` and
+    /// `XDG_CONFIG_HOME` in new private folders, so that daemons running side by side never share a control socket,
+    /// a state store or a manifest, and nothing touches the user's own.
+    public static func isolatedEnvironment() -> [String: String] {
+        let base = "/tmp/queueplayer-test-env-\(getpid())-\(UUID().uuidString.prefix(8))"
+        var environment = ProcessInfo.processInfo.environment
+        for (key, folder) in [
+            ("XDG_RUNTIME_DIR", "runtime"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config"),
+        ] {
+            let path = "\(base)/\(folder)"
+            try? FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            environment[key] = path
+        }
+        return environment
+    }
+
     /// The MP3 fixture `name` (without extension).
     public static func mp3(_ name: String) -> URL { directory.appendingPathComponent("\(name).mp3") }
 

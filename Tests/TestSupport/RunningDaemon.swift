@@ -17,6 +17,7 @@ public final class RunningDaemon {
                     + "os.execv(sys.argv[1], sys.argv[1:])",
                 Fixtures.playerctl.path, "daemon",
             ] + arguments
+        process.environment = Fixtures.isolatedEnvironment()
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

@@ -44,7 +44,7 @@ struct AudibleTimeTests {
             [
                 "--server", server.address, "--playerctl", Fixtures.playerctl.path, "queueplayer",
                 Fixtures.mp3("sweep-44k-4s").path,
-            ])
+            ], environment: Fixtures.isolatedEnvironment())
         try #require(result.status == 0, "\(result.standardError)")
         let report = try JSONDecoder().decode(AudibleTimeReport.self, from: Data(result.standardOutput.utf8))
 

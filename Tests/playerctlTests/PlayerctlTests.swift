@@ -4,7 +4,7 @@ import Testing
 
 /// Runs the built `playerctl` with `arguments`.
 func playerctl(_ arguments: String...) async -> Subprocess.Result {
-    await Subprocess.run(Fixtures.playerctl.path, arguments)
+    await Subprocess.run(Fixtures.playerctl.path, arguments, environment: Fixtures.isolatedEnvironment())
 }
 
 /// The files named in "playing ..." log lines, in order.
@@ -100,8 +100,8 @@ struct PlayerctlDaemonTests {
         let names = ["join-1", "join-2", "join-3"]
         let result = await Subprocess.run(
             Fixtures.playerctl.path,
-            ["daemon", "--server", server.address, "--exit-when-empty"]
-                + names.map { Fixtures.mp3($0).path })
+            ["daemon", "--server", server.address, "--exit-when-empty"] + names.map { Fixtures.mp3($0).path },
+            environment: Fixtures.isolatedEnvironment())
         try await Task.sleep(for: .milliseconds(200))
         let samples = recording.finish()
         #expect(result.status == 0, "\(result.standardError)")

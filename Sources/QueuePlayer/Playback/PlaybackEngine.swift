@@ -147,6 +147,28 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         return entries
     }
 
+    /// Appends entries that keep the ids they had (restoring a saved queue); later entries get ids above them.
+    /// Any thread.
+    public func enqueue(restoring entries: [QueueEntry]) {
+        state.withLock { state in
+            state.pending.append(contentsOf: entries)
+            state.nextEntryID = max(state.nextEntryID, (entries.map(\.id).max() ?? 0) + 1)
+            state.queueFinishedReported = false
+        }
+        decoderWake.signal()
+    }
+
+    /// Makes the first queued entry start at `frame` when playback starts (restoring a saved position before the
+    /// first ``play()``; later, ``seek(toFrame:completion:)`` does this). Any thread.
+    public func cue(startFrame frame: Int) {
+        let replaced = state.withLock { state in
+            state.pending = state.order
+            return state.replaceRestart(with: Restart(startFrame: max(0, frame), resumes: nil))
+        }
+        replaced.forEach { $0(false) }
+        wakeDecoder()
+    }
+
     /// Calls `block` on `queue` with the current item's time (`MediaTime` in the item's sample rate) at every multiple
     /// of `interval` as playback passes it (0, interval, 2 × interval, … counted from each item's start), once the
     /// frame at that time has been heard; and also once with the exact time when playback starts or pauses, and

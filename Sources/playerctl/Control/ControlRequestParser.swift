@@ -33,7 +33,8 @@ enum ControlRequestParser {
         switch error {
         case DecodingError.keyNotFound(let key, _):
             return "request needs '\(key.stringValue)', such as {\"command\": \"status\"}"
-        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+        case DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty,
+            DecodingError.valueNotFound(let type, let context) where !context.codingPath.isEmpty:
             let field = context.codingPath.map(\.stringValue).joined(separator: ".")
             return "request field '\(field)' must be \(kindName(type))"
         default:

@@ -12,6 +12,9 @@ import ServiceLifecycle
 /// Bad input (not UTF-8, not JSON, an unknown command, a field of the wrong type, a line over 64 KiB) gets an
 /// error reply naming the problem, and the connection stays usable.
 final class ControlServer: Service {
+    /// Connections waiting to be accepted: hundreds of clients may connect at once.
+    static let backlog: Int32 = 1024
+
     /// The longest request line taken, in bytes.
     static let maximumLineLength = 64 * 1024
 
@@ -39,6 +42,7 @@ final class ControlServer: Service {
         defer { umask(previousMask) }
         let logger = logger
         serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: Self.backlog)
             .bind(unixDomainSocketPath: path) { channel in
                 Self.peerUserID(of: channel).flatMapThrowing { uid in
                     guard uid == getuid() else {

@@ -3,8 +3,9 @@ import Logging
 import QueuePlayer
 import Synchronization
 
-/// Carries out control commands on the engine, keeps the history that `previous` needs, and tells subscribers
-/// what changed. The socket server and the status line read the same snapshots, so they never disagree.
+/// Carries out control commands on the engine, keeps the state store current (queue and history before each reply,
+/// the position on every change), and tells subscribers what changed. The socket server and the status line read
+/// the same snapshots, so they never disagree.
 ///
 /// Threading: any thread or task.
 final class PlayerController: Sendable {
@@ -13,21 +14,76 @@ final class PlayerController: Sendable {
 
     private let engine: PlaybackEngine
     private let application: Application
+    private let store: StateStore
     private let logger: Logger
     private let state = Mutex(ControllerState())
 
     private struct ControllerState {
-        var history: [URL] = []
         var isStopped = false
+        /// The saved item and position shown while a restored queue waits, paused, for its first play.
+        var restored: (entryID: Int, seconds: Double)?
         var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
     }
 
-    init(engine: PlaybackEngine, application: Application, logger: Logger) {
+    init(engine: PlaybackEngine, application: Application, store: StateStore, logger: Logger) {
         self.engine = engine
         self.application = application
+        self.store = store
         self.logger = logger
+    }
+
+    /// Queues what `store` saved, paused at the saved item and position (playing if `resume`), with the saved volume
+    /// and end-of-item action. Returns false when nothing was saved.
+    func restore(resume: Bool) -> Bool {
+        let saved: StateStore.Saved
+        do {
+            saved = try store.load()
+        } catch {
+            logger.error("cannot read the saved state in \(store.url.path): \(error); starting empty")
+            return false
+        }
+        engine.volume = saved.volume
+        engine.holdsAtItemEnd = saved.holdsAtItemEnd
+        guard let first = saved.queue.first else { return false }
+        engine.enqueue(restoring: saved.queue)
+        if saved.positionFrames > 0 { engine.cue(startFrame: saved.positionFrames) }
+        state.withLock { $0.restored = (first.id, saved.positionSeconds) }
+        let position = fixedDecimals(saved.positionSeconds, places: 2)
+        logger.info(
+            "restored \(saved.queue.count) queued item(s) from \(store.url.path): \(first.displayName) at \(position) s",
+            metadata: ["playing": "\(resume)"])
+        if resume { play() }
+        return true
+    }
+
+    /// Writes the queue and the position to the store now.
+    func saveAll() {
+        saveQueue()
+        checkpoint()
+    }
+
+    /// Records the position (and volume, end-of-item action, playing or not) in the store.
+    func checkpoint() {
+        let status = engine.status()
+        let restored = state.withLock { $0.restored }
+        guard status.current != nil || restored == nil else { return }  // Nothing opened yet: keep what is saved.
+        do {
+            try store.checkpoint(
+                positionFrames: status.elapsedFrames, positionSeconds: status.elapsed, volume: engine.volume,
+                holdsAtItemEnd: engine.holdsAtItemEnd, isPlaying: engine.isPlaybackRequested)
+        } catch {
+            logger.error("cannot save the position in \(store.url.path): \(error)")
+        }
+    }
+
+    private func saveQueue() {
+        do {
+            try store.saveQueue(engine.queue())
+        } catch {
+            logger.error("cannot save the queue in \(store.url.path): \(error)")
+        }
     }
 
     /// Sets what `quit` does (end the service gracefully).
@@ -44,15 +100,19 @@ final class PlayerController: Sendable {
     /// What the player is doing now.
     func snapshot() -> PlayerSnapshot {
         let status = engine.status()
-        let isStopped = state.withLock { $0.isStopped }
-        let current = status.current.map { info in
+        let (isStopped, restored) = state.withLock { ($0.isStopped, $0.restored) }
+        var position = status.elapsed
+        var current = status.current.map { info in
             TrackInfo(
                 id: info.entry.id, url: info.entry.url.path, title: info.metadata.title,
                 artists: info.metadata.artists, album: info.metadata.album, length: info.duration)
         }
+        if current == nil, let restored, let entry = engine.queue().first, entry.id == restored.entryID {
+            current = TrackInfo(id: entry.id, url: entry.url.path, title: nil, artists: [], album: nil, length: 0)
+            position = restored.seconds
+        }
         let word = isStopped || current == nil ? "Stopped" : (engine.isPlaybackRequested ? "Playing" : "Paused")
-        return PlayerSnapshot(
-            status: word, position: status.elapsed, volume: Double(engine.volume), current: current)
+        return PlayerSnapshot(status: word, position: position, volume: Double(engine.volume), current: current)
     }
 
     /// The snapshots from now on: one at once, then one after every change (and every second while playing).
@@ -84,7 +144,13 @@ final class PlayerController: Sendable {
         switch event {
         case .itemFinished(let entry), .itemFailed(let entry, _):
             remember(entry.url)
-        default:
+            saveAll()
+        case .itemStarted:
+            state.withLock { $0.restored = nil }
+            saveAll()
+        case .queueFinished:
+            saveAll()
+        case .itemReady, .outputFailed:
             break
         }
         broadcast()
@@ -96,6 +162,8 @@ final class PlayerController: Sendable {
             var reply = try perform(command)
             reply.id = id
             reply.ok = true
+            // Saved before the reply: an acknowledged edit survives a SIGKILL.
+            saveAll()
             broadcast()
             return reply
         } catch {
@@ -152,16 +220,17 @@ final class PlayerController: Sendable {
     }
 
     private func remember(_ url: URL) {
-        state.withLock { state in
-            state.history.append(url)
-            if state.history.count > Self.historyLimit { state.history.removeFirst() }
+        do {
+            try store.appendHistory(url, limit: Self.historyLimit)
+        } catch {
+            logger.error("cannot save the history in \(store.url.path): \(error)")
         }
     }
 
     /// Plays the last item heard or skipped, followed by the one playing now; with no history, restarts the
     /// current item.
     private func previous() {
-        guard let last = state.withLock({ $0.history.popLast() }) else {
+        guard let last = try? store.popHistory() else {
             _ = engine.seek(toFrame: 0)
             return
         }

@@ -1,0 +1,124 @@
+import FoundationEssentials
+import GRDB
+import Logging
+import QueuePlayer
+
+/// The daemon's durable state in SQLite (GRDB): the queue with its stable ids, the current item and position,
+/// the volume, the action at an item's end, and the history `previous` walks back through.
+///
+/// Every write is one transaction in WAL mode, committed before the command that caused it is acknowledged, so a
+/// SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see ``PlayerController``)
+/// to lose at most a second. Threading: any thread; GRDB serialises access.
+final class StateStore: Sendable {
+    /// What a restart restores.
+    struct Saved: Equatable {
+        var queue: [QueueEntry]
+        /// Frames into the first entry of `queue`.
+        var positionFrames: Int
+        /// The same, in seconds (shown before the item is opened again).
+        var positionSeconds: Double
+        var volume: Float
+        var holdsAtItemEnd: Bool
+        var wasPlaying: Bool
+        var history: [URL]
+    }
+
+    let url: URL
+    private let database: DatabaseQueue
+
+    /// Opens (creating, and migrating to the current schema) the store at `url`.
+    init(url: URL) throws {
+        self.url = url
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        database = try DatabaseQueue(path: url.path, configuration: configuration)
+        try Self.migrator.migrate(database)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { database in
+            try database.create(table: "queueItem") { table in
+                table.column("id", .integer).primaryKey()
+                table.column("ordinal", .integer).notNull()
+                table.column("path", .text).notNull()
+            }
+            try database.create(table: "player") { table in
+                table.column("id", .integer).primaryKey().check { $0 == 1 }
+                table.column("positionFrames", .integer).notNull().defaults(to: 0)
+                table.column("positionSeconds", .double).notNull().defaults(to: 0)
+                table.column("volume", .double).notNull().defaults(to: 1)
+                table.column("holdsAtItemEnd", .boolean).notNull().defaults(to: false)
+                table.column("wasPlaying", .boolean).notNull().defaults(to: false)
+            }
+            try database.execute(sql: "INSERT INTO player (id) VALUES (1)")
+            try database.create(table: "history") { table in
+                table.autoIncrementedPrimaryKey("sequence")
+                table.column("path", .text).notNull()
+            }
+        }
+        return migrator
+    }
+
+    /// Replaces the saved queue with `queue` (the current entry first).
+    func saveQueue(_ queue: [QueueEntry]) throws {
+        try database.write { database in
+            try database.execute(sql: "DELETE FROM queueItem")
+            let insert = try database.makeStatement(sql: "INSERT INTO queueItem (id, ordinal, path) VALUES (?, ?, ?)")
+            for (ordinal, entry) in queue.enumerated() {
+                try insert.execute(arguments: [entry.id, ordinal, entry.url.path])
+            }
+        }
+    }
+
+    /// Records where playback is and how it is set up.
+    func checkpoint(
+        positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, isPlaying: Bool
+    ) throws {
+        try database.write { database in
+            try database.execute(
+                sql: """
+                    UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
+                    wasPlaying = ? WHERE id = 1
+                    """,
+                arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, isPlaying])
+        }
+    }
+
+    /// Appends to the history, keeping the newest `limit` entries.
+    func appendHistory(_ url: URL, limit: Int) throws {
+        try database.write { database in
+            try database.execute(sql: "INSERT INTO history (path) VALUES (?)", arguments: [url.path])
+            try database.execute(
+                sql: "DELETE FROM history WHERE sequence <= (SELECT MAX(sequence) FROM history) - ?",
+                arguments: [limit])
+        }
+    }
+
+    /// Removes and returns the newest history entry.
+    func popHistory() throws -> URL? {
+        try database.write { database in
+            guard let row = try Row.fetchOne(database, sql: "SELECT sequence, path FROM history ORDER BY sequence DESC")
+            else { return nil }
+            try database.execute(sql: "DELETE FROM history WHERE sequence = ?", arguments: [row["sequence"] as Int64])
+            return URL(fileURLWithPath: row["path"] as String)
+        }
+    }
+
+    /// What was saved last.
+    func load() throws -> Saved {
+        try database.read { database in
+            let queue = try Row.fetchAll(database, sql: "SELECT id, path FROM queueItem ORDER BY ordinal").map { row in
+                QueueEntry(id: row["id"], url: URL(fileURLWithPath: row["path"] as String))
+            }
+            let player = try Row.fetchOne(database, sql: "SELECT * FROM player WHERE id = 1")
+            let history = try String.fetchAll(database, sql: "SELECT path FROM history ORDER BY sequence")
+            return Saved(
+                queue: queue, positionFrames: player?["positionFrames"] ?? 0,
+                positionSeconds: player?["positionSeconds"] ?? 0,
+                volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
+                wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(fileURLWithPath: $0) })
+        }
+    }
+}
