@@ -77,7 +77,9 @@ struct DaemonCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "queueplayer")
+        var logger =
+            JournalLogHandler.stderrIsJournal
+            ? Logger(label: "queueplayer") { JournalLogHandler(label: $0) } : Logger(label: "queueplayer")
         logger.logLevel = logLevel
         let sink: any AudioSink
         do {

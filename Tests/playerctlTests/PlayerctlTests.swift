@@ -109,6 +109,24 @@ struct PlayerctlDaemonTests {
         #expect(recordingDifference(samples, reference: reference) == nil)
     }
 
+    @Test("under systemd (stderr is the journal stream), log lines carry syslog priorities and no timestamps")
+    func journalLines() async {
+        let result = await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import os, sys; status = os.fstat(2); "
+                    + "os.environ['JOURNAL_STREAM'] = f'{status.st_dev}:{status.st_ino}'; os.execv(sys.argv[1], sys.argv[1:])",
+                Fixtures.playerctl.path, "daemon", "--sink", "null", "--unpaced", "--exit-when-empty",
+                Fixtures.mp3("join-1").path, Fixtures.mp3("does-not-exist").path,
+            ], environment: Fixtures.isolatedEnvironment())
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<6>playing ") && $0.contains("join-1.mp3") }, "\(result.standardError)")
+        #expect(lines.contains { $0.hasPrefix("<3>") && $0.contains("does-not-exist.mp3") }, "\(result.standardError)")
+        #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(result.standardError)")
+        #expect(!result.standardError.contains("+0000"), "a timestamp went to the journal")
+    }
+
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
         let daemon = try RunningDaemon(

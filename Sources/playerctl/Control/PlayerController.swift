@@ -22,6 +22,8 @@ final class PlayerController: Sendable {
         var isStopped = false
         /// The saved item and position shown while a restored queue waits, paused, for its first play.
         var restored: (entryID: Int, seconds: Double)?
+        /// The queue as last written to the store.
+        var savedQueue: [QueueEntry]?
         var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
@@ -48,6 +50,7 @@ final class PlayerController: Sendable {
         engine.holdsAtItemEnd = saved.holdsAtItemEnd
         guard let first = saved.queue.first else { return false }
         engine.enqueue(restoring: saved.queue)
+        state.withLock { $0.savedQueue = saved.queue }
         if saved.positionFrames > 0 { engine.cue(startFrame: saved.positionFrames) }
         state.withLock { $0.restored = (first.id, saved.positionSeconds) }
         let position = fixedDecimals(saved.positionSeconds, places: 2)
@@ -78,9 +81,14 @@ final class PlayerController: Sendable {
         }
     }
 
+    /// Writes the queue when it differs from what was written last (a 10,000-item queue takes milliseconds to
+    /// write; comparing takes microseconds).
     private func saveQueue() {
+        let queue = engine.queue()
+        guard state.withLock({ $0.savedQueue != queue }) else { return }
         do {
-            try store.saveQueue(engine.queue())
+            try store.saveQueue(queue)
+            state.withLock { $0.savedQueue = queue }
         } catch {
             logger.error("cannot save the queue in \(store.url.path): \(error)")
         }
