@@ -158,8 +158,9 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         decoderWake.signal()
     }
 
-    /// Makes the first queued entry start at `frame` when playback starts (restoring a saved position before the
-    /// first ``play()``; later, ``seek(toFrame:completion:)`` does this). Any thread.
+    /// Makes the first queued entry start at `frame` when playback starts, announced as a new start (an
+    /// ``PlaybackEvent/itemStarted(_:)``, unlike a seek's): for restoring a saved position before the first
+    /// ``play()``. Any thread.
     public func cue(startFrame frame: Int) {
         let replaced = state.withLock { state in
             state.pending = state.order
@@ -311,19 +312,15 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         }
     }
 
-    /// Plays the item being heard from `frame` (0-based, sample-exact; past the end, the item ends at once),
-    /// dropping what was decoded ahead and flushing the output. Returns false when no item is being heard.
-    /// `completion` (on the decoding thread; keep it short) is told `true` once decoding has restarted at `frame`,
-    /// or `false` if another skip, seek or edit replaced this one first. Any thread.
+    /// Plays the first entry of ``queue()`` (the item being heard, or the one about to be) from `frame` (0-based,
+    /// sample-exact; past the end, the item ends at once), dropping what was decoded ahead and flushing the output.
+    /// Returns false when the queue is empty. `completion` (on the decoding thread; keep it short) is told `true` once decoding
+    /// has restarted at `frame`, or `false` if another skip, seek or edit replaced this one first. Any thread.
     @discardableResult
     public func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
         let (accepted, superseded) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
             let order = state.order
-            guard let playing = order.first,
-                state.restart != nil || state.timeline.playing?.info != nil || state.opening == playing
-            else {
-                return (false, [])
-            }
+            guard let playing = order.first else { return (false, []) }
             state.pending = order
             let superseded = state.replaceRestart(
                 with: Restart(startFrame: max(0, frame), resumes: playing, completions: completion.map { [$0] } ?? []))
