@@ -122,7 +122,6 @@ struct DaemonCommand: AsyncParsableCommand {
         } else {
             restored = false
             engine.enqueue(ItemPaths.expand(items, logger: logger))
-            controller.saveAll()
         }
         let policy = BackgroundPlaybackPolicy(
             player: engine, application: application, resumesOnForeground: lifecycle.resumeOnForeground)

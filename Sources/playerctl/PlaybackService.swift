@@ -63,6 +63,8 @@ final class PlaybackService: Service {
             engine.removeTimeObserver(logging)
         }
         if startsPlaying { policy.playUnlessBackgrounded() }
+        // Saved once playback is under way, so that writing the store does not delay the first sound.
+        controller.saveAll()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 if terminal != nil {

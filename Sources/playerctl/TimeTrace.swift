@@ -5,8 +5,8 @@ import QueuePlayer
 /// `--time-trace FILE`: a diagnostic record of what a 10 ms periodic observer reported, for checking reported
 /// time against a recording of the output (`scripts/audible-time`).
 ///
-/// Each observer call appends one line, `MONOTONIC OBSERVED REPORTED`, in seconds: CLOCK_MONOTONIC when the call
-/// ran, the observer's item time, and the engine's audible time read in the same call. Lines are written on the
+/// Each observer call appends one line, `BEFORE OBSERVED REPORTED AFTER`, in seconds: CLOCK_MONOTONIC just before
+/// and just after the engine's audible time was read, the observer's item time, and that audible time. Lines are written on the
 /// trace's own serial queue, never on the audio path.
 final class TimeTrace: Sendable {
     private let descriptor: Int32
@@ -28,12 +28,17 @@ final class TimeTrace: Sendable {
     func attach(to engine: PlaybackEngine) {
         _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
             [self] observed in
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
+            let before = Self.monotonicSeconds()
             let reported = engine.status().elapsed
-            let monotonic = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-            append("\(monotonic) \(observed.seconds) \(reported)\n")
+            let after = Self.monotonicSeconds()
+            append("\(before) \(observed.seconds) \(reported) \(after)\n")
         }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private func append(_ line: String) {

@@ -50,8 +50,8 @@ struct AudibleTimeTests {
 
         // Everything was heard, bit-exact: the alignment is exact and playback had no dropout.
         #expect(report.alignment.framesMatchingReference == report.alignment.frames)
-        // 4 s less 0.5 s at each end, every 10 ms.
-        #expect(report.error.samples >= 290)
+        // 4 s less 0.5 s at each end, every 10 ms: 300 readings, less those a preemption made unsure.
+        #expect(report.error.samples >= 200)
         #expect(abs(report.error.median) <= Self.medianBoundMilliseconds, "\(result.standardOutput)")
         #expect(report.error.p95 <= Self.p95BoundMilliseconds, "\(result.standardOutput)")
         #expect(report.lateness.p99 <= Self.latenessBoundMilliseconds, "\(result.standardOutput)")
