@@ -26,6 +26,10 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         .target(
+            name: "CSDBus",
+            linkerSettings: [.linkedLibrary("systemd")]
+        ),
+        .target(
             name: "QueuePlayer",
             dependencies: [
                 "CMpg123",
@@ -37,6 +41,7 @@ let package = Package(
             name: "playerctl",
             dependencies: [
                 "QueuePlayer",
+                "CSDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -147,9 +147,15 @@ struct DaemonCommand: AsyncParsableCommand {
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
         serviceConfiguration.successTerminationBehavior = .gracefullyShutdownGroup
         let lifecycleService = ProcessLifecycle(application: application, terminal: terminal, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            serviceConfiguration, .init(service: lifecycleService), .init(service: server),
+        ]
+        if let bus = MPRISBus.start(controller: controller, logger: logger) {
+            services.append(.init(service: MPRISService(bus: bus, controller: controller)))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [serviceConfiguration, .init(service: lifecycleService), .init(service: server)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let outcome = service.outcome

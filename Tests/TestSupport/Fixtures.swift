@@ -21,11 +21,13 @@ public enum Fixtures {
         .deletingLastPathComponent().appendingPathComponent("playerctl")
 
     /// An environment for one run of `playerctl`: the test runner's, with `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` and
-    /// `XDG_CONFIG_HOME` in new private folders, so that daemons running side by side never share a control socket,
-    /// a state store or a manifest, and nothing touches the user's own.
+    /// `XDG_CONFIG_HOME` in new private folders and no session bus, so that daemons running side by side never
+    /// share a control socket, a state store, a manifest or a bus name, and nothing touches the user's own.
     public static func isolatedEnvironment() -> [String: String] {
         let base = "/tmp/queueplayer-test-env-\(getpid())-\(UUID().uuidString.prefix(8))"
         var environment = ProcessInfo.processInfo.environment
+        // Never the user's session bus: MPRIS tests bring a private one (SessionBus).
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         for (key, folder) in [
             ("XDG_RUNTIME_DIR", "runtime"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config"),
         ] {

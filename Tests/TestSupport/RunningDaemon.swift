@@ -7,8 +7,8 @@ public final class RunningDaemon {
     private let process = Process()
     private let logFile = Subprocess.temporaryFile("log")
 
-    /// Starts `playerctl daemon ARGUMENTS`.
-    public init(_ arguments: [String]) throws {
+    /// Starts `playerctl daemon ARGUMENTS`, with `bus` as its session bus if given.
+    public init(_ arguments: [String], bus: SessionBus? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             [
@@ -17,7 +17,8 @@ public final class RunningDaemon {
                     + "os.execv(sys.argv[1], sys.argv[1:])",
                 Fixtures.playerctl.path, "daemon",
             ] + arguments
-        process.environment = Fixtures.isolatedEnvironment()
+        let environment = Fixtures.isolatedEnvironment()
+        process.environment = bus?.environment(environment) ?? environment
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

@@ -28,6 +28,10 @@ struct PlayerSnapshot: Codable, Sendable, Equatable {
     /// 0…1.
     var volume: Double
     var current: TrackInfo?
+    /// Counts the jumps in time (seeks) so far: a change tells MPRIS to signal `Seeked`.
+    var jumps: Int = 0
+    /// True when there is an item after the current one.
+    var hasNext: Bool = false
 }
 
 /// The current item's metadata.

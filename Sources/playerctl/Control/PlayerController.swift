@@ -20,6 +20,7 @@ final class PlayerController: Sendable {
 
     private struct ControllerState {
         var isStopped = false
+        var jumps = 0
         /// The saved item and position shown while a restored queue waits, paused, for its first play.
         var restored: (entryID: Int, seconds: Double)?
         /// The queue as last written to the store.
@@ -105,10 +106,13 @@ final class PlayerController: Sendable {
         state.withLock { $0.quit }?()
     }
 
+    /// The queue, the current entry first.
+    func queue() -> [QueueEntry] { engine.queue() }
+
     /// What the player is doing now.
     func snapshot() -> PlayerSnapshot {
         let status = engine.status()
-        let (isStopped, restored) = state.withLock { ($0.isStopped, $0.restored) }
+        let (isStopped, restored, jumps) = state.withLock { ($0.isStopped, $0.restored, $0.jumps) }
         var position = status.elapsed
         var current = status.current.map { info in
             TrackInfo(
@@ -120,7 +124,9 @@ final class PlayerController: Sendable {
             position = restored.seconds
         }
         let word = isStopped || current == nil ? "Stopped" : (engine.isPlaybackRequested ? "Playing" : "Paused")
-        return PlayerSnapshot(status: word, position: position, volume: Double(engine.volume), current: current)
+        return PlayerSnapshot(
+            status: word, position: position, volume: Double(engine.volume), current: current, jumps: jumps,
+            hasNext: engine.queue().count > 1)
     }
 
     /// The snapshots from now on: one at once, then one after every change (and every second while playing).
@@ -258,6 +264,7 @@ final class PlayerController: Sendable {
         guard let item = status.current else { throw ControlError("position: nothing is playing") }
         let target = min(max(0, relative ? status.elapsed + seconds : seconds), item.duration)
         _ = engine.seek(toFrame: Int((target * Double(item.format.sampleRate)).rounded()))
+        state.withLock { $0.jumps += 1 }
     }
 
     private func open(_ uri: String) throws(ControlError) {

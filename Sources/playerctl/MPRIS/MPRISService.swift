@@ -1,0 +1,25 @@
+import Dispatch
+import ServiceLifecycle
+
+/// Runs the MPRIS object beside the daemon: the bus on a thread of its own, fed with the controller's snapshots
+/// until graceful shutdown.
+final class MPRISService: Service {
+    private let bus: MPRISBus
+    private let controller: PlayerController
+
+    init(bus: MPRISBus, controller: PlayerController) {
+        self.bus = bus
+        self.controller = controller
+    }
+
+    func run() async {
+        let bus = bus
+        DispatchQueue(label: "queueplayer.mpris").async { bus.run() }
+        await cancelWhenGracefulShutdown {
+            for await snapshot in self.controller.changes() {
+                bus.note(snapshot)
+            }
+        }
+        bus.stop()
+    }
+}

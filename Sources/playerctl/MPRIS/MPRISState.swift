@@ -1,0 +1,91 @@
+import FoundationEssentials
+import QueuePlayer
+
+/// What MPRIS publishes, derived from the same snapshots the control socket sends, and what changed between two
+/// of them. Plain values; no D-Bus here.
+struct MPRISState: Equatable {
+    var snapshot: PlayerSnapshot
+    var queue: [QueueEntry]
+
+    /// The object path MPRIS uses for a queue entry: stable for as long as the entry is queued.
+    static func trackPath(_ id: Int) -> String { "/org/mpris/MediaPlayer2/Track/\(id)" }
+
+    /// The path meaning "no track" in TrackList calls.
+    static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+
+    /// The queue id in a track path, or nil.
+    static func entryID(_ path: String) -> Int? {
+        guard path.hasPrefix("/org/mpris/MediaPlayer2/Track/") else { return nil }
+        return Int(path.dropFirst("/org/mpris/MediaPlayer2/Track/".count))
+    }
+
+    /// One metadata value, typed as D-Bus needs it.
+    enum Value: Equatable {
+        case objectPath(String)
+        case int64(Int64)
+        case string(String)
+        case strings([String])
+    }
+
+    /// `Metadata` for the current item (empty without one).
+    var metadata: [(String, Value)] {
+        guard let track = snapshot.current else { return [] }
+        var entries: [(String, Value)] = [
+            ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
+            ("mpris:length", .int64(Int64(track.length * 1_000_000))),
+            ("xesam:title", .string(track.title ?? URL(fileURLWithPath: track.url).lastPathComponent)),
+            ("xesam:url", .string(URL(fileURLWithPath: track.url).absoluteString)),
+        ]
+        if !track.artists.isEmpty { entries.append(("xesam:artist", .strings(track.artists))) }
+        if let album = track.album { entries.append(("xesam:album", .string(album))) }
+        return entries
+    }
+
+    /// Metadata for any queued entry: the current one's in full, the others' from their file.
+    func metadata(for entry: QueueEntry) -> [(String, Value)] {
+        if entry.id == snapshot.current?.id { return metadata }
+        return [
+            ("mpris:trackid", .objectPath(Self.trackPath(entry.id))),
+            ("xesam:title", .string(entry.url.lastPathComponent)),
+            ("xesam:url", .string(entry.url.absoluteString)),
+        ]
+    }
+
+    /// The Player properties whose values differ between `old` and `self` (never Position).
+    func changedPlayerProperties(since old: MPRISState) -> [String] {
+        var changed: [String] = []
+        if snapshot.status != old.snapshot.status { changed += ["PlaybackStatus", "CanPlay", "CanPause", "CanSeek"] }
+        if snapshot.current != old.snapshot.current { changed += ["Metadata", "CanGoPrevious"] }
+        if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
+        if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
+        return changed
+    }
+
+    /// TrackList changes from `old` to `self`: a replacement when nothing of the old queue is left, else the
+    /// entries removed and the entries added (each with the entry before it, or nil at the front).
+    enum TrackListChange: Equatable {
+        case replaced
+        case edited(removed: [Int], added: [(QueueEntry, after: Int?)])
+
+        static func == (left: TrackListChange, right: TrackListChange) -> Bool {
+            switch (left, right) {
+            case (.replaced, .replaced): true
+            case (.edited(let a, let b), .edited(let c, let d)):
+                a == c && b.map { [$0.0.id, $0.after ?? -1] } == d.map { [$0.0.id, $0.after ?? -1] }
+            default: false
+            }
+        }
+    }
+
+    func trackListChange(since old: MPRISState) -> TrackListChange? {
+        let oldIDs = Set(old.queue.map(\.id))
+        let newIDs = Set(queue.map(\.id))
+        guard oldIDs != newIDs else { return nil }
+        if !oldIDs.isEmpty, oldIDs.isDisjoint(with: newIDs), !newIDs.isEmpty { return .replaced }
+        let removed = old.queue.map(\.id).filter { !newIDs.contains($0) }
+        let added = queue.enumerated().filter { !oldIDs.contains($0.element.id) }.map { index, entry in
+            (entry, after: index > 0 ? queue[index - 1].id : nil)
+        }
+        return .edited(removed: removed, added: added)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// A private D-Bus session bus (`dbus-daemon --session`), for the MPRIS tests: no systemd, no X, works as root.
+/// Stopped when released.
+public final class SessionBus {
+    /// The value for `DBUS_SESSION_BUS_ADDRESS`.
+    public let address: String
+    private let process = Process()
+    private let folder = "/tmp/queueplayer-test-bus-\(getpid())-\(UUID().uuidString.prefix(8))"
+
+    public init() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        address = "unix:path=\(folder)/bus"
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: "\(folder)/bus"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// `environment` with this bus as the session bus.
+    public func environment(_ environment: [String: String]) -> [String: String] {
+        environment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 }
+    }
+}

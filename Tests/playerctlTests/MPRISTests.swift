@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs Debian's `/usr/bin/playerctl -p queueplayer ARGUMENTS` on `bus`.
+func standardPlayerctl(_ bus: SessionBus, _ arguments: String...) async -> Subprocess.Result {
+    await Subprocess.run(
+        "/usr/bin/playerctl", ["-p", "queueplayer"] + arguments,
+        environment: bus.environment(ProcessInfo.processInfo.environment))
+}
+
+/// Runs `busctl --user ARGUMENTS` on `bus`.
+func busctl(_ bus: SessionBus, _ arguments: String...) async -> Subprocess.Result {
+    await Subprocess.run(
+        "/usr/bin/busctl", ["--user"] + arguments, environment: bus.environment(ProcessInfo.processInfo.environment))
+}
+
+/// The MPRIS object's bus name and path, and the TrackList interface, as busctl takes them.
+private let mprisObject = ["org.mpris.MediaPlayer2.queueplayer", "/org/mpris/MediaPlayer2"]
+private let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
+
+@Suite("MPRIS2 on a private session bus, driven by the standard playerctl", .serialized)
+struct MPRISTests {
+    @Test("the standard playerctl's verbs, --follow, TrackList edits and introspection, checked on the monitor")
+    func standardVerbs() async throws {
+        let bus = try SessionBus()
+        let server = try await PulseServer(name: "mpris")
+        let recording = try await MonitorRecording(server: server)
+        let socket = privateSocket("mpris")
+        let names = ["id3v24-multi", "stereo-44k-5s", "join-1"]
+        let daemon = try RunningDaemon(
+            ["--server", server.address, "--socket", socket] + names.map { Fixtures.mp3($0).path }, bus: bus)
+        #expect(await daemon.waitForLog("MPRIS: on the session bus as org.mpris.MediaPlayer2.queueplayer"))
+        #expect(await daemon.waitForLog("] playing "))
+        let busEnvironment = bus.environment(ProcessInfo.processInfo.environment)
+        let follow = Task {
+            await Subprocess.run(
+                "/usr/bin/timeout",
+                ["-s", "KILL", "3", "/usr/bin/playerctl", "-p", "queueplayer", "--follow", "status"],
+                environment: busEnvironment)
+        }
+        try await Task.sleep(for: .milliseconds(400))
+
+        #expect(await standardPlayerctl(bus, "status").standardOutput == "Playing\n")
+        #expect(
+            await standardPlayerctl(bus, "metadata", "--format", "{{artist}} - {{title}}").standardOutput
+                == "Ana Ñúñez, Bo Li 李 - Duet\n")
+        let metadata = await standardPlayerctl(bus, "metadata").standardOutput
+        for key in ["mpris:trackid", "mpris:length", "xesam:title", "xesam:artist", "xesam:album", "xesam:url"] {
+            #expect(metadata.contains("queueplayer \(key)"), "metadata lacks \(key): \(metadata)")
+        }
+        #expect(await standardPlayerctl(bus, "pause").status == 0)
+        #expect(await ask(socket, "status") == "Paused")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await standardPlayerctl(bus, "play-pause").status == 0)
+        #expect(await ask(socket, "status") == "Playing")
+        #expect(await standardPlayerctl(bus, "position", "2").status == 0)
+        #expect(await standardPlayerctl(bus, "position", "0.5+").status == 0)
+        let position = Double(await ask(socket, "position")) ?? 0
+        #expect(position >= 2.5 && position < 2.9, "position \(position) after 'position 2' and '0.5+'")
+        #expect(await standardPlayerctl(bus, "volume", "0.5").status == 0)
+        #expect(await ask(socket, "volume") == "0.500000")
+        #expect(await standardPlayerctl(bus, "next").status == 0)
+        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("stereo-44k-5s").path)"))
+        #expect(await standardPlayerctl(bus, "previous").status == 0)
+        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("id3v24-multi").path)", count: 2))
+        #expect(await standardPlayerctl(bus, "stop").status == 0)
+        #expect(await standardPlayerctl(bus, "status").standardOutput == "Stopped\n")
+        #expect(await standardPlayerctl(bus, "open", Fixtures.mp3("join-2").absoluteString).status == 0)
+        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("join-2").path)"))
+        #expect(await standardPlayerctl(bus, "metadata", "title").standardOutput == "join-2.mp3\n")
+
+        let statuses = await follow.value.standardOutput.split(separator: "\n")
+        #expect(Array(statuses.prefix(3)) == ["Playing", "Paused", "Playing"], "--follow printed \(statuses)")
+
+        // TrackList: add after the current item, see it in Tracks and in the queue, then remove it.
+        let current =
+            "/org/mpris/MediaPlayer2/Track/"
+            + (await ask(socket, "queue").split(separator: "\t").first?
+                .dropFirst(2) ?? "")
+        let added = await busctl(
+            bus, "call", mprisObject[0], mprisObject[1], trackListInterface, "AddTrack", "sob",
+            Fixtures.mp3("join-3").absoluteString, current, "false")
+        #expect(added.status == 0, "\(added.standardError)")
+        let queue = await ask(socket, "queue")
+        let addedID = try #require(
+            queue.split(separator: "\n").first { $0.hasSuffix("join-3.mp3") }?.split(separator: "\t").first?
+                .trimmingCharacters(in: .whitespaces))
+        let tracks = await busctl(bus, "get-property", mprisObject[0], mprisObject[1], trackListInterface, "Tracks")
+        #expect(tracks.standardOutput.contains("/org/mpris/MediaPlayer2/Track/\(addedID)"), "\(tracks)")
+        let removed = await busctl(
+            bus, "call", mprisObject[0], mprisObject[1], trackListInterface, "RemoveTrack", "o",
+            "/org/mpris/MediaPlayer2/Track/\(addedID)")
+        #expect(removed.status == 0, "\(removed.standardError)")
+        #expect(!(await ask(socket, "queue")).contains("join-3.mp3"))
+        let introspection = await busctl(bus, "introspect", mprisObject[0], mprisObject[1])
+        for member in [
+            "org.mpris.MediaPlayer2.Player", trackListInterface, ".GetTracksMetadata", ".Seeked", ".Metadata",
+        ] {
+            #expect(introspection.standardOutput.contains(member), "introspection lacks \(member)")
+        }
+
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+        #expect(longestInnerSilence(recording.finish()) > 44_100 / 2, "the pause was not silent on the monitor")
+    }
+
+    @Test("a second daemon on the same bus takes the .instance<pid> name; without a bus, one log line and no MPRIS")
+    func namesAndNoBus() async throws {
+        let bus = try SessionBus()
+        let item = Fixtures.mp3("stereo-44k-5s").path
+        let first = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-a"), item], bus: bus)
+        #expect(await first.waitForLog("as org.mpris.MediaPlayer2.queueplayer"))
+        let second = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-b"), item], bus: bus)
+        #expect(await second.waitForLog("as org.mpris.MediaPlayer2.queueplayer.instance"), "\(second.log)")
+        let players = await Subprocess.run(
+            "/usr/bin/playerctl", ["-l"], environment: bus.environment(ProcessInfo.processInfo.environment))
+        #expect(players.standardOutput.split(separator: "\n").count == 2, "\(players.standardOutput)")
+
+        let alone = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-c"), item])
+        #expect(await alone.waitForLog("] playing "))
+        #expect(alone.log.components(separatedBy: "MPRIS: no session bus").count == 2, "\(alone.log)")
+        for daemon in [first, second, alone] {
+            daemon.send(SIGTERM)
+            #expect(await daemon.exitStatus() == 0)
+        }
+    }
+}
