@@ -132,7 +132,11 @@ final class MPRISBus: @unchecked Sendable {
         if state.snapshot.jumps != old.snapshot.jumps {
             emitSignal(Self.playerInterface, "Seeked") { append($0, int64: Int64(state.snapshot.position * 1e6)) }
         }
-        switch state.trackListChange(since: old) {
+        let trackListChange = state.trackListChange(since: old)
+        if trackListChange != nil {
+            _ = csdbus_emit_property_changed(bus, Self.objectPath, Self.trackListInterface, "Tracks")
+        }
+        switch trackListChange {
         case .replaced:
             emitSignal(Self.trackListInterface, "TrackListReplaced") { message in
                 appendPaths(message, state.queue.map { MPRISState.trackPath($0.id) })
@@ -245,7 +249,9 @@ final class MPRISBus: @unchecked Sendable {
         _ interface: String, _ property: String, _ reply: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?
     ) -> Int32 {
         let snapshot = controller.snapshot()
-        let hasItem = snapshot.current != nil
+        // Queued, not only heard: between two items (a skip, a seek) nothing is heard for a few milliseconds, and
+        // clients that read a Can* property then must not see the player as unable.
+        let hasItem = snapshot.current != nil || !controller.queue().isEmpty
         switch property {
         case "CanQuit", "HasTrackList", "CanControl", "CanEditTracks": return append(reply, bool: true)
         case "CanRaise", "CanSetFullscreen", "Fullscreen", "Shuffle": return append(reply, bool: false)
@@ -262,7 +268,7 @@ final class MPRISBus: @unchecked Sendable {
         case "Position": return append(reply, int64: Int64(snapshot.position * 1e6))
         case "CanGoNext": return append(reply, bool: snapshot.hasNext)
         case "CanGoPrevious", "CanPause", "CanSeek": return append(reply, bool: hasItem)
-        case "CanPlay": return append(reply, bool: hasItem || snapshot.hasNext)
+        case "CanPlay": return append(reply, bool: hasItem)
         case "Tracks":
             return appendPaths(reply, controller.queue().map { MPRISState.trackPath($0.id) })
         default:

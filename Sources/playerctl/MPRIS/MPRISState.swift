@@ -54,8 +54,9 @@ struct MPRISState: Equatable {
     /// The Player properties whose values differ between `old` and `self` (never Position).
     func changedPlayerProperties(since old: MPRISState) -> [String] {
         var changed: [String] = []
-        if snapshot.status != old.snapshot.status { changed += ["PlaybackStatus", "CanPlay", "CanPause", "CanSeek"] }
-        if snapshot.current != old.snapshot.current { changed += ["Metadata", "CanGoPrevious"] }
+        if snapshot.status != old.snapshot.status { changed.append("PlaybackStatus") }
+        if snapshot.current != old.snapshot.current { changed.append("Metadata") }
+        if queue.isEmpty != old.queue.isEmpty { changed += ["CanGoPrevious", "CanPlay", "CanPause", "CanSeek"] }
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
         if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
         return changed
