@@ -77,10 +77,7 @@ struct DaemonCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger =
-            JournalLogHandler.stderrIsJournal
-            ? Logger(label: "queueplayer") { JournalLogHandler(label: $0) } : Logger(label: "queueplayer")
-        logger.logLevel = logLevel
+        let logger = makeLogger()
         let sink: any AudioSink
         do {
             sink = try makeSink(logger: logger)
@@ -89,14 +86,7 @@ struct DaemonCommand: AsyncParsableCommand {
             throw ExitStatus.outputFailed
         }
         let application = Application.shared
-        do {
-            let manifest = try AppManifest.load(from: lifecycle.manifestURL, logger: logger)
-            application.configure(
-                manifest: manifest, backgroundTime: lifecycle.backgroundTimeConfiguration, logger: logger)
-        } catch {
-            logger.critical("\(error)")
-            throw ExitStatus.badManifest
-        }
+        try configure(application, logger: logger)
         let engine = PlaybackEngine(sink: sink, logger: logger)
         if let timeTrace {
             do {
@@ -105,24 +95,9 @@ struct DaemonCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
         }
-        let store: StateStore
-        do {
-            store = try StateStore(url: lifecycle.stateURL)
-        } catch {
-            logger.critical("cannot open the state store \(lifecycle.stateURL.path): \(error)")
-            throw ExitStatus.stateUnavailable
-        }
-        let controller = PlayerController(engine: engine, application: application, store: store, logger: logger)
-        let restored: Bool
-        if items.isEmpty {
-            restored = controller.restore(resume: false)
-            if !restored {
-                logger.notice("nothing to play yet: give files or folders, such as `playerctl daemon Music/`")
-            }
-        } else {
-            restored = false
-            engine.enqueue(ItemPaths.expand(items, logger: logger))
-        }
+        let controller = PlayerController(
+            engine: engine, application: application, store: try openStore(logger: logger), logger: logger)
+        let restored = fillQueue(engine, controller: controller, logger: logger)
         let policy = BackgroundPlaybackPolicy(
             player: engine, application: application, resumesOnForeground: lifecycle.resumeOnForeground)
         let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
@@ -166,6 +141,47 @@ struct DaemonCommand: AsyncParsableCommand {
             logger.error("\(outcome.failedItems.count) item(s) could not be played")
             throw ExitStatus.itemsFailed
         }
+    }
+
+    /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.
+    private func makeLogger() -> Logger {
+        var logger =
+            JournalLogHandler.stderrIsJournal
+            ? Logger(label: "queueplayer") { JournalLogHandler(label: $0) } : Logger(label: "queueplayer")
+        logger.logLevel = logLevel
+        return logger
+    }
+
+    /// Reads the manifest into `application`; a malformed one ends the run before anything plays.
+    private func configure(_ application: Application, logger: Logger) throws {
+        do {
+            let manifest = try AppManifest.load(from: lifecycle.manifestURL, logger: logger)
+            application.configure(
+                manifest: manifest, backgroundTime: lifecycle.backgroundTimeConfiguration, logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitStatus.badManifest
+        }
+    }
+
+    private func openStore(logger: Logger) throws -> StateStore {
+        do {
+            return try StateStore(url: lifecycle.stateURL)
+        } catch {
+            logger.critical("cannot open the state store \(lifecycle.stateURL.path): \(error)")
+            throw ExitStatus.stateUnavailable
+        }
+    }
+
+    /// Queues the ITEMs, or with none restores the saved queue. Returns true when a saved queue was restored.
+    private func fillQueue(_ engine: PlaybackEngine, controller: PlayerController, logger: Logger) -> Bool {
+        guard items.isEmpty else {
+            engine.enqueue(ItemPaths.expand(items, logger: logger))
+            return false
+        }
+        if controller.restore() { return true }
+        logger.notice("nothing to play yet: give files or folders, such as `playerctl daemon Music/`")
+        return false
     }
 
     private func makeSink(logger: Logger) throws -> any AudioSink {

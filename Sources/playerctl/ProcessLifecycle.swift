@@ -7,8 +7,9 @@ import UnixSignals
 /// Flags the process backgrounded or active, from outside:
 /// - SIGUSR1 enters the background and SIGUSR2 the foreground (until the control socket has its own commands);
 /// - job control: the process is backgrounded while its terminal's foreground process group is another (started
-///   with `&`, or moved with Ctrl-Z and `bg`), and active again after `fg`. Only changes count, so `--background`
-///   or SIGUSR1 in a foreground terminal stay in force until the terminal changes hands.
+///   with `&`, or moved with Ctrl-Z and `bg`), and active again after `fg`; the SIGCONT that `fg` and `bg` send is
+///   when this is looked at. Only changes count, so `--background` or SIGUSR1 in a foreground terminal stay in
+///   force until the terminal changes hands.
 ///
 /// SIGTTOU is ignored, so that a backgrounded process is never stopped for writing to its terminal (it does not
 /// draw its status line there anyway).
@@ -33,34 +34,22 @@ final class ProcessLifecycle: Service {
     func run() async throws {
         signal(SIGTTOU, SIG_IGN)
         let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
+        // The shell sends SIGCONT whenever it hands the terminal over (`fg`) or lets a stopped job run on (`bg`),
+        // so that is when ownership is looked at again.
         await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask {
-                    for await signal in signals {
-                        switch signal {
-                        case .sigusr1: self.application.enterBackground()
-                        case .sigusr2: self.application.enterForeground()
-                        default: break  // SIGCONT: the poll notices the terminal's new owner.
-                        }
-                    }
+            var ownedTerminal = Self.ownsTerminal(self.terminal)
+            for await signal in signals {
+                switch signal {
+                case .sigusr1: self.application.enterBackground()
+                case .sigusr2: self.application.enterForeground()
+                default:
+                    let owns = Self.ownsTerminal(self.terminal)
+                    guard self.terminal != nil, owns != ownedTerminal else { continue }
+                    ownedTerminal = owns
+                    self.logger.debug("job control: \(owns ? "in" : "not in") the terminal's foreground")
+                    owns ? self.application.enterForeground() : self.application.enterBackground()
                 }
-                await self.followJobControl()
             }
-        }
-    }
-
-    /// Polls the terminal's foreground process group and turns each change into a transition.
-    private func followJobControl() async {
-        guard terminal != nil else { return }
-        var ownedTerminal = Self.ownsTerminal(terminal)
-        while !Task.isCancelled {
-            let owns = Self.ownsTerminal(terminal)
-            if owns != ownedTerminal {
-                ownedTerminal = owns
-                logger.debug("job control: \(owns ? "in" : "not in") the terminal's foreground")
-                owns ? application.enterForeground() : application.enterBackground()
-            }
-            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 }

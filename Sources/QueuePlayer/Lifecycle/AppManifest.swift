@@ -123,6 +123,7 @@ public struct ManifestError: Error, Equatable, CustomStringConvertible {
     /// What is wrong with it.
     public let problem: String
 
+    /// The file, the problem and what to do, in one line.
     public var description: String {
         "manifest \(url.path): \(problem); fix or replace it (with no manifest at all, no background mode is declared)"
     }

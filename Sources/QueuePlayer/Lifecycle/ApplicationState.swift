@@ -10,6 +10,7 @@ public enum ApplicationState: Sendable, Equatable, CustomStringConvertible {
     /// Backgrounded with nothing allowed to run: playback paused and observers silent.
     case suspended
 
+    /// The state's name, as logs show it.
     public var description: String {
         switch self {
         case .active: "active"
@@ -32,6 +33,7 @@ public enum LifecycleNotification: Sendable, Equatable, CaseIterable, CustomStri
     /// The application is active again.
     case didBecomeActive
 
+    /// The notification's UIKit name, as logs show it.
     public var description: String {
         switch self {
         case .willResignActive: "willResignActive"

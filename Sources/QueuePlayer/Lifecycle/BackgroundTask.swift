@@ -6,6 +6,7 @@ public struct BackgroundTaskIdentifier: Hashable, Sendable, CustomStringConverti
     /// No task: what ``Application/beginBackgroundTask(name:expirationHandler:)`` returns when no time is granted.
     public static let invalid = BackgroundTaskIdentifier(rawValue: 0)
 
+    /// `#7`, or `invalid`, as logs show it.
     public var description: String { self == .invalid ? "invalid" : "#\(rawValue)" }
 }
 

@@ -4,8 +4,8 @@ import QueuePlayer
 import Synchronization
 
 /// Carries out control commands on the engine, keeps the state store current (queue and history before each reply,
-/// the position on every change), and tells subscribers what changed. The socket server and the status line read
-/// the same snapshots, so they never disagree.
+/// the position on every change), and tells subscribers what changed. The control socket and MPRIS read the same
+/// snapshots, so they never disagree.
 ///
 /// Threading: any thread or task.
 final class PlayerController: Sendable {
@@ -37,9 +37,9 @@ final class PlayerController: Sendable {
         self.logger = logger
     }
 
-    /// Queues what `store` saved, paused at the saved item and position (playing if `resume`), with the saved volume
-    /// and end-of-item action. Returns false when nothing was saved.
-    func restore(resume: Bool) -> Bool {
+    /// Queues what `store` saved, cued at the saved item and position, with the saved volume and end-of-item
+    /// action; playback waits for `play`. Returns false when nothing was saved.
+    func restore() -> Bool {
         let saved: StateStore.Saved
         do {
             saved = try store.load()
@@ -56,9 +56,8 @@ final class PlayerController: Sendable {
         state.withLock { $0.restored = (first.id, saved.positionSeconds) }
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(
-            "restored \(saved.queue.count) queued item(s) from \(store.url.path): \(first.displayName) at \(position) s",
-            metadata: ["playing": "\(resume)"])
-        if resume { play() }
+            "restored \(saved.queue.count) queued item(s) from \(store.url.path): \(first.displayName) at \(position) s"
+        )
         return true
     }
 
