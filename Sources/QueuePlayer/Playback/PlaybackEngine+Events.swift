@@ -8,16 +8,14 @@ extension PlaybackEngine {
         while !isShuttingDown {
             let audible = audibleFrame()
             defer { previousAudible = audible }
-            let (observerTimes, events, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
-                let observerTimes = state.dueObserverTimes(audibleFrame: audible)
-                let events = state.timeline.advance(toAudibleFrame: audible)
+            let (due, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
+                let due = state.dueDeliveries(audibleFrame: audible)
                 let done =
                     state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
                     && !state.queueFinishedReported
-                return (observerTimes, events, state.timeline.nextEventFrame, state.nextObserverFrame, done)
+                return (due, state.timeline.nextEventFrame, state.nextObserverFrame, done)
             }
-            for (observer, time) in observerTimes { observer.deliver(time) }
-            events.forEach(post)
+            due.forEach(carryOut)
             if queueDone {
                 finishQueue()
                 continue
@@ -52,6 +50,21 @@ extension PlaybackEngine {
         let framesLeft = max(1, frame - audibleFrame())
         let wait = min(250_000, framesLeft * 1_000_000 / rate)
         renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .microseconds(wait))
+    }
+
+    /// What the event thread hands out, in the order it was heard.
+    enum Delivery {
+        /// An event for ``events`` (and the listener).
+        case event(PlaybackEvent)
+        /// A time for an observer, in an entry.
+        case time(TimeObserver, MediaTime, QueueEntry)
+    }
+
+    private func carryOut(_ delivery: Delivery) {
+        switch delivery {
+        case .event(let event): post(event)
+        case .time(let observer, let time, let entry): observer.deliver(time, in: entry)
+        }
     }
 
     private func finishQueue() {

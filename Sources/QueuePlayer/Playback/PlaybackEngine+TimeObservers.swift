@@ -1,35 +1,45 @@
 extension PlaybackEngine.State {
-    /// The observer calls due now that ring frames before `audible` have been heard, in order, advancing each
-    /// observer. Segments are walked in order, so a jump over a whole item (unpaced playback) still reports every
-    /// multiple in it. Event thread, under the engine's lock.
-    mutating func dueObserverTimes(audibleFrame audible: Int) -> [(TimeObserver, MediaTime)] {
-        var due: [(TimeObserver, MediaTime)] = []
-        let ids = timeObservers.keys.sorted()
-        for segment in timeline.segments {
-            guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { break }
-            let rate = info.format.sampleRate
-            let heard = min(audible, segment.endFrame ?? .max) - segment.startFrame
-            for id in ids {
-                guard var progress = timeObservers[id] else { continue }
-                let observer = progress.observer
-                if progress.entryID != segment.entry.id {
-                    progress.entryID = segment.entry.id
-                    progress.nextIndex = observer.firstIndex(atOrAfterFrame: segment.resumeFrame, rate: rate)
-                    let jump = MediaTime(value: Int64(segment.resumeFrame), timescale: Int32(rate))
-                    if observer.isPeriodic, segment.resumeFrame > 0, jump != observer.time(at: progress.nextIndex) {
-                        due.append((observer, jump))
-                    }
-                }
-                while let time = observer.time(at: progress.nextIndex),
-                    TimeObserver.isHeard(time, heardFrames: heard, rate: rate)
-                {
-                    due.append((observer, time))
-                    progress.nextIndex += 1
-                }
-                timeObservers[id] = progress
-            }
+    /// What falls due now that ring frames before `audible` have been heard, in the order it was heard: for each
+    /// item, its start, the observer times inside it, then its end. So at a join the old item's end comes first, then
+    /// the new item's start, then its first times. Segments are walked in order, so a jump over a whole item
+    /// (unpaced playback) still reports every multiple in it. Event thread, under the engine's lock.
+    mutating func dueDeliveries(audibleFrame audible: Int) -> [PlaybackEngine.Delivery] {
+        var due: [PlaybackEngine.Delivery] = []
+        while let first = timeline.segments.first {
+            if let started = timeline.startFirst(ifHeardAt: audible) { due.append(.event(started)) }
+            appendObserverTimes(in: first, audibleFrame: audible, to: &due)
+            guard let finished = timeline.finishFirst(ifHeardAt: audible) else { break }
+            due.append(.event(finished))
         }
         return due
+    }
+
+    /// Appends the observer times heard in `segment`, advancing each observer.
+    private mutating func appendObserverTimes(
+        in segment: PlaybackTimeline.Segment, audibleFrame audible: Int, to due: inout [PlaybackEngine.Delivery]
+    ) {
+        guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { return }
+        let rate = info.format.sampleRate
+        let heard = min(audible, segment.endFrame ?? .max) - segment.startFrame
+        for id in timeObservers.keys.sorted() {
+            guard var progress = timeObservers[id] else { continue }
+            let observer = progress.observer
+            if progress.entryID != segment.entry.id {
+                progress.entryID = segment.entry.id
+                progress.nextIndex = observer.firstIndex(atOrAfterFrame: segment.resumeFrame, rate: rate)
+                let jump = MediaTime(value: Int64(segment.resumeFrame), timescale: Int32(rate))
+                if observer.isPeriodic, segment.resumeFrame > 0, jump != observer.time(at: progress.nextIndex) {
+                    due.append(.time(observer, jump, segment.entry))
+                }
+            }
+            while let time = observer.time(at: progress.nextIndex),
+                TimeObserver.isHeard(time, heardFrames: heard, rate: rate)
+            {
+                due.append(.time(observer, time, segment.entry))
+                progress.nextIndex += 1
+            }
+            timeObservers[id] = progress
+        }
     }
 
     /// The ring frame whose hearing makes the next observer call due, for the event thread's sleep.

@@ -43,6 +43,9 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     let heardThroughFrame = Atomic<Int>(0)
     /// Wakes the decoding thread: items were queued, or the engine is shutting down.
     let decoderWake = DispatchSemaphore(value: 0)
+    /// Told each event before ``events`` is, on the thread that posts it, and before any observer time heard after
+    /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
+    let eventListener = Mutex<(@Sendable (PlaybackEvent) -> Void)?>(nil)
 
     struct State {
         var nextEntryID = 1
@@ -180,8 +183,16 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         forInterval interval: MediaTime, queue: DispatchQueue = .main,
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> TimeObserverToken {
+        addPeriodicTimeObserver(forInterval: interval, queue: queue, snapshot: nil, using: block)
+    }
+
+    /// As the public method, with `snapshot` taking the picture each call is made with.
+    func addPeriodicTimeObserver(
+        forInterval interval: MediaTime, queue: DispatchQueue, snapshot: TimeObserver.Snapshot?,
+        using block: @escaping @Sendable (MediaTime) -> Void
+    ) -> TimeObserverToken {
         precondition(interval.isNumeric && interval > .zero, "a periodic time observer needs a positive interval")
-        return addTimeObserver(TimeObserver(schedule: .periodic(interval), queue: queue, block: block))
+        return addTimeObserver(TimeObserver(schedule: .periodic(interval), queue: queue, snapshot: snapshot, block: block))
     }
 
     /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline (once per item, as
@@ -190,25 +201,34 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     public func addBoundaryTimeObserver(
         forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
     ) -> TimeObserverToken {
-        let boundaries = Array(Set(times.filter(\.isNumeric))).sorted()
-        return addTimeObserver(TimeObserver(schedule: .boundaries(boundaries), queue: queue) { _ in block() })
+        addBoundaryTimeObserver(forTimes: times, queue: queue, snapshot: nil, using: block)
     }
 
-    private func addTimeObserver(_ observer: TimeObserver) -> TimeObserverToken {
+    /// As the public method, with `snapshot` taking the picture each call is made with.
+    func addBoundaryTimeObserver(
+        forTimes times: [MediaTime], queue: DispatchQueue, snapshot: TimeObserver.Snapshot?,
+        using block: @escaping @Sendable () -> Void
+    ) -> TimeObserverToken {
+        let boundaries = Array(Set(times.filter(\.isNumeric))).sorted()
+        return addTimeObserver(
+            TimeObserver(schedule: .boundaries(boundaries), queue: queue, snapshot: snapshot) { _ in block() })
+    }
+
+    func addTimeObserver(_ observer: TimeObserver) -> TimeObserverToken {
         let audible = audibleFrame()
         let token = state.withLock { state in
             defer { state.nextObserverID += 1 }
             var progress = ObserverProgress(observer: observer)
             state.startObserver(&progress, audibleFrame: audible)
             state.timeObservers[state.nextObserverID] = progress
-            return TimeObserverToken(id: state.nextObserverID)
+            return TimeObserverToken(id: state.nextObserverID, kind: .time)
         }
         renderer.wakeProgressWaiter()
         return token
     }
 
     /// Removes a time observer. Once this returns, no new call of its block starts (a call already running on
-    /// another thread is waited for, unless this is called from inside that call). Any thread.
+    /// another thread is waited for, unless this is called from inside an observer call). Any thread.
     public func removeTimeObserver(_ token: TimeObserverToken) {
         let removed = state.withLock { $0.timeObservers.removeValue(forKey: token.id) }
         removed?.observer.deactivate()
@@ -220,7 +240,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         guard let item = status.current else { return }
         let time = MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
         let observers = state.withLock { $0.timeObservers.values.map(\.observer).filter(\.isPeriodic) }
-        observers.forEach { $0.deliver(time) }
+        observers.forEach { $0.deliver(time, in: item.entry) }
     }
 
     /// Starts or resumes playback. The first call starts the engine's threads.
@@ -397,7 +417,15 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         return true
     }
 
+    /// Sends every event to `listener` instead of ``events``, which finishes at once (nobody reads it, so nothing
+    /// may pile up in it). For the player built on this engine; call before the first play.
+    func listen(_ listener: @escaping @Sendable (PlaybackEvent) -> Void) {
+        eventListener.withLock { $0 = listener }
+        eventContinuation.finish()
+    }
+
     func post(_ event: PlaybackEvent) {
+        eventListener.withLock { $0 }?(event)
         eventContinuation.yield(event)
     }
 

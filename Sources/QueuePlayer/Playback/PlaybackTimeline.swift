@@ -61,26 +61,23 @@ struct PlaybackTimeline {
         segments.removeAll()
     }
 
-    /// Moves the audible position to `frame` and returns the events now due, in order.
-    mutating func advance(toAudibleFrame frame: Int) -> [PlaybackEvent] {
-        var events: [PlaybackEvent] = []
-        while let segment = segments.first {
-            if !segment.hasStarted, let info = segment.info, frame > segment.startFrame {
-                segments[0].hasStarted = true
-                events.append(.itemStarted(info))
-            }
-            guard let end = segment.endFrame, frame >= end,
-                segment.info == nil || segments[0].hasStarted
-                    || segment.startFrame == end
-            else { break }
-            if let failure = segment.failure {
-                events.append(.itemFailed(segment.entry, failure))
-            } else {
-                events.append(.itemFinished(segment.entry))
-            }
-            segments.removeFirst()
-        }
-        return events
+    /// Marks the first segment started once ring frame `frame` is heard past its start, and returns its
+    /// ``PlaybackEvent/itemStarted(_:)`` (only the first time).
+    mutating func startFirst(ifHeardAt frame: Int) -> PlaybackEvent? {
+        guard let segment = segments.first, !segment.hasStarted, let info = segment.info, frame > segment.startFrame
+        else { return nil }
+        segments[0].hasStarted = true
+        return .itemStarted(info)
+    }
+
+    /// Removes the first segment once its end has been heard at ring frame `frame`, and returns its
+    /// ``PlaybackEvent/itemFinished(_:)`` or ``PlaybackEvent/itemFailed(_:_:)``.
+    mutating func finishFirst(ifHeardAt frame: Int) -> PlaybackEvent? {
+        guard let segment = segments.first, let end = segment.endFrame, frame >= end,
+            segment.info == nil || segment.hasStarted || segment.startFrame == end
+        else { return nil }
+        segments.removeFirst()
+        return segment.failure.map { .itemFailed(segment.entry, $0) } ?? .itemFinished(segment.entry)
     }
 
     /// The ring frame whose hearing makes the next event due, or nil when that depends on decoding still to come.

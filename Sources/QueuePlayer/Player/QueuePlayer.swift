@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// Built on ``PlaybackEngine``: items join with no gap, the current item changes when its first frame is heard,
 /// and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
-/// the queues they were given; nothing runs on the audio callback.
+/// the queues they were given; nothing runs on the audio callback. Inside an observer's block the player's getters
+/// (``currentItem``, ``currentTime()``, ``rate``, ``timeControlStatus``, ``reasonForWaitingToPlay``) answer as of
+/// the moment the call fell due, so they agree with what the block is told, until the block itself gives a command.
 ///
-/// Not yet here (see the project's issues): rates other than 0 and 1.
+/// Items are held only while they are queued or current: a player that plays for months does not grow.
 public final class QueuePlayer: BackgroundPausable, Sendable {
     /// What happens when the current item has been heard to its end.
     public enum ActionAtItemEnd: Sendable, Equatable {
@@ -49,23 +51,26 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         case timeJumped(PlayerItem)
     }
 
-    /// Identifies a current-item observer, for ``removeCurrentItemObserver(_:)``.
-    public struct CurrentItemObserverToken: Hashable, Sendable {
-        let id: Int
-    }
+    /// Identifies a current-item observer; the same token type as every other observer's.
+    public typealias CurrentItemObserverToken = ObserverToken
 
     let engine: PlaybackEngine
-    private let state = Mutex(State())
+    let logger: Logger
+    let state = Mutex(State())
 
-    private struct State {
+    struct State {
+        /// The items of the entries queued, and of the current item: nothing else is kept.
         var items: [Int: PlayerItem] = [:]
         var entries: [ObjectIdentifier: QueueEntry] = [:]
         var currentItem: PlayerItem?
         var rate: Float = 0
         var actionAtItemEnd = ActionAtItemEnd.advance
         var outputError: AudioSinkError?
+        /// Counts the commands given, so that an observer call's picture goes stale once its block gives one.
+        var commandCount = 0
         var nextObserverID = 1
-        var currentItemObservers: [Int: (DispatchQueue, @Sendable (PlayerItem?) -> Void)] = [:]
+        var currentItemObservers: [Int: (ObserverGate, @Sendable (PlayerItem?) -> Void)] = [:]
+        var propertyObservers: [Int: PropertyObserver] = [:]
         var currentItemStreams: [Int: AsyncStream<PlayerItem?>.Continuation] = [:]
         var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
         var backgroundPolicy: BackgroundPlaybackPolicy?
@@ -73,31 +78,33 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Creates a player that plays `items` through `sink`, paused until ``play()``. It follows `application`'s
     /// lifecycle (``BackgroundPlaybackPolicy``): without the `audio` background mode, entering the background
-    /// pauses it.
+    /// pauses it. `logger` receives warnings about items and the output, and refused requests.
     public init(items: [PlayerItem] = [], sink: any AudioSink, logger: Logger, application: Application = .shared) {
         engine = PlaybackEngine(sink: sink, logger: logger)
+        self.logger = logger
+        engine.listen { [weak self] event in self?.handle(event) }
         for item in items where canInsert(item, after: nil) {
             insert(item, after: nil)
         }
         let policy = BackgroundPlaybackPolicy(player: self, application: application)
         state.withLock { $0.backgroundPolicy = policy }
-        let events = engine.events
-        Task.detached { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                self.handle(event)
-            }
-        }
     }
 
     deinit {
         engine.shutdown()
     }
 
+    /// Runs a command: observer pictures taken before it go stale, and property observers hear what it changed.
+    func command<Result>(_ body: () -> Result) -> Result {
+        state.withLock { $0.commandCount += 1 }
+        defer { notifyPropertyObservers() }
+        return body()
+    }
+
     // MARK: The queue
 
     /// True at rate 1. Part of ``BackgroundPausable``.
-    public var isPlaybackRequested: Bool { rate != 0 }
+    public var isPlaybackRequested: Bool { state.withLock { $0.rate } != 0 }
 
     /// The queued items, the current one first (also when it is held at its end).
     public func items() -> [PlayerItem] {
@@ -121,49 +128,71 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Queues `item` after `after` (nil: at the end). Does nothing when ``canInsert(_:after:)`` is false.
     public func insert(_ item: PlayerItem, after: PlayerItem?) {
         guard canInsert(item, after: after) else { return }
-        let previous = after.flatMap { after in state.withLock { $0.entries[ObjectIdentifier(after)] } }
-        guard let entry = engine.insert([item.url], after: previous).first else { return }
-        state.withLock { state in
-            state.items[entry.id] = item
-            state.entries[ObjectIdentifier(item)] = entry
+        command {
+            let previous = after.flatMap { after in state.withLock { $0.entries[ObjectIdentifier(after)] } }
+            guard let entry = engine.insert([item.url], after: previous).first else { return }
+            state.withLock { state in
+                state.items[entry.id] = item
+                state.entries[ObjectIdentifier(item)] = entry
+            }
         }
     }
 
     /// Removes `item` from the queue; removing the current item plays the next one.
     public func remove(_ item: PlayerItem) {
         guard let entry = state.withLock({ $0.entries[ObjectIdentifier(item)] }) else { return }
-        if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
-            // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
-            engine.advanceToNextItem()
-            if engine.queue().isEmpty { setCurrentItem(nil) }
-            return
+        command {
+            if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
+                // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
+                engine.advanceToNextItem()
+                if engine.queue().isEmpty { setCurrentItem(nil) }
+            } else {
+                engine.remove(entry)
+            }
+            releaseItemsNoLongerQueued()
         }
-        engine.remove(entry)
     }
 
     /// Empties the queue; the current item becomes nil.
     public func removeAllItems() {
-        engine.removeAll()
+        command {
+            engine.removeAll()
+            releaseItemsNoLongerQueued()
+        }
     }
 
     /// Ends the current item and plays the next one.
     public func advanceToNextItem() {
-        engine.advanceToNextItem()
+        command { engine.advanceToNextItem() }
+    }
+
+    /// Forgets the items of entries that are neither queued nor current.
+    func releaseItemsNoLongerQueued() {
+        let queued = Set(engine.queue().map(\.id))
+        state.withLock { state in
+            let current = state.currentItem.flatMap { state.entries[ObjectIdentifier($0)] }?.id
+            state.items = state.items.filter { queued.contains($0.key) || $0.key == current }
+            state.entries = state.entries.filter { queued.contains($0.value.id) || $0.value.id == current }
+        }
     }
 
     // MARK: Playback
 
     /// Sets the rate to 1.
     public func play() {
-        state.withLock { $0.rate = 1 }
-        engine.play()
+        command {
+            state.withLock { $0.rate = 1 }
+            engine.play()
+        }
     }
 
     /// Sets the rate to 0.
     public func pause() {
-        state.withLock { $0.rate = 0 }
-        engine.pause()
-        currentItem?.noteTime(currentTime())
+        command {
+            state.withLock { $0.rate = 0 }
+            engine.pause()
+            currentItem?.noteTime(currentTime())
+        }
     }
 
     /// Whether playback paused for entering the background resumes on return to the foreground (off by default,
@@ -173,18 +202,37 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         set { state.withLock { $0.backgroundPolicy?.resumesOnForeground = newValue } }
     }
 
-    /// 0 (paused) or 1 (playing). Setting any other nonzero value plays at 1.
+    /// 0 (paused) or 1 (playing). Setting another value is refused: the rate stays as it was and the logger is told
+    /// why (``setRate(_:)`` throws instead).
     public var rate: Float {
-        get { state.withLock { $0.rate } }
-        set { newValue == 0 ? pause() : play() }
+        get { currentView().rate }
+        set {
+            do {
+                try setRate(newValue)
+            } catch {
+                logger.error("\(error)")
+            }
+        }
+    }
+
+    /// Sets the rate: 0 pauses, 1 plays; any other value throws ``PlayerError/Code/unsupportedRate`` and changes
+    /// nothing.
+    public func setRate(_ newRate: Float) throws(PlayerError) {
+        switch newRate {
+        case 0: pause()
+        case 1: play()
+        default: throw .unsupportedRate(newRate)
+        }
     }
 
     /// What happens when the current item ends; `.advance` by default. Any thread.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { state.withLock { $0.actionAtItemEnd } }
         set {
-            state.withLock { $0.actionAtItemEnd = newValue }
-            engine.holdsAtItemEnd = newValue != .advance
+            command {
+                state.withLock { $0.actionAtItemEnd = newValue }
+                engine.holdsAtItemEnd = newValue != .advance
+            }
         }
     }
 
@@ -202,24 +250,23 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Playing, paused, or waiting to play (see ``reasonForWaitingToPlay``).
     public var timeControlStatus: TimeControlStatus {
-        guard rate != 0 else { return .paused }
-        return reasonForWaitingToPlay == nil ? .playing : .waitingToPlayAtSpecifiedRate
+        let view = currentView()
+        guard view.rate != 0 else { return .paused }
+        return view.reasonForWaitingToPlay == nil ? .playing : .waitingToPlayAtSpecifiedRate
     }
 
     /// Why a player with rate 1 is not playing, or nil.
-    public var reasonForWaitingToPlay: WaitingReason? {
-        let (rate, error, current) = state.withLock { ($0.rate, $0.outputError, $0.currentItem) }
-        guard rate != 0 else { return nil }
-        if let error { return .outputUnavailable(error) }
-        return current == nil && items().isEmpty ? .noItemToPlay : nil
-    }
+    public var reasonForWaitingToPlay: WaitingReason? { currentView().reasonForWaitingToPlay }
 
     /// The item being heard (or, before the first frame, about to be); nil when the queue is empty.
-    public var currentItem: PlayerItem? { state.withLock { $0.currentItem } ?? items().first }
+    public var currentItem: PlayerItem? { currentView().currentItem }
 
     /// The current item's audible time, in its sample rate (its end, when it is held there); zero when there is no
-    /// current item.
+    /// current item. Inside an observer's block, the time the block was told.
     public func currentTime() -> MediaTime {
+        if let call = ObserverCall.current, ObserverCall.view(of: self, commandCount: commandCount) != nil {
+            return call.time
+        }
         let status = engine.status()
         guard let item = status.current else {
             return state.withLock { $0.currentItem }.map { $0.duration.isNumeric ? $0.duration : .zero } ?? .zero
@@ -239,20 +286,24 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         let completion = completionHandler.map { handler in
             { @Sendable (finished: Bool) in queue.async { handler(finished) } }
         }
-        let itemRate = currentItem.map(\.duration).flatMap { $0.isNumeric ? Int($0.timescale) : nil }
-        guard time.isNumeric, let rate = engine.status().current?.format.sampleRate ?? itemRate,
-            case let frames = time.convertScale(Int32(rate)), frames.isNumeric
-        else {
-            completion?(false)
-            return false
+        return command {
+            let itemRate = currentItem.map(\.duration).flatMap { $0.isNumeric ? Int($0.timescale) : nil }
+            guard time.isNumeric, let rate = engine.status().current?.format.sampleRate ?? itemRate,
+                case let frames = time.convertScale(Int32(rate)), frames.isNumeric
+            else {
+                completion?(false)
+                return false
+            }
+            // The engine tells `completion` itself, refused or not.
+            guard engine.seek(toFrame: Int(clamping: max(0, frames.value)), completion: completion) else {
+                return false
+            }
+            if let item = currentItem {
+                item.noteTime(time)
+                post(.timeJumped(item))
+            }
+            return true
         }
-        // The engine tells `completion` itself, refused or not.
-        guard engine.seek(toFrame: Int(clamping: max(0, frames.value)), completion: completion) else { return false }
-        if let item = currentItem {
-            item.noteTime(time)
-            post(.timeJumped(item))
-        }
-        return true
     }
 
     /// Moves the current item to `time` (sample-exact) and returns once playback restarted there: `true`, or
@@ -263,117 +314,33 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
-    // MARK: Observation
+    // MARK: The picture observers see
 
-    /// See ``PlaybackEngine/addPeriodicTimeObserver(forInterval:queue:using:)``.
-    public func addPeriodicTimeObserver(
-        forInterval interval: MediaTime, queue: DispatchQueue = .main,
-        using block: @escaping @Sendable (MediaTime) -> Void
-    ) -> TimeObserverToken {
-        engine.addPeriodicTimeObserver(forInterval: interval, queue: queue, using: block)
+    private var commandCount: Int { state.withLock { $0.commandCount } }
+
+    /// Inside one of this player's observer calls, the picture it was made with; otherwise the player as it is.
+    func currentView() -> ObserverCall.PlayerView {
+        ObserverCall.view(of: self, commandCount: commandCount) ?? liveView()
     }
 
-    /// See ``PlaybackEngine/addBoundaryTimeObserver(forTimes:queue:using:)``.
-    public func addBoundaryTimeObserver(
-        forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
-    ) -> TimeObserverToken {
-        engine.addBoundaryTimeObserver(forTimes: times, queue: queue, using: block)
-    }
-
-    /// See ``PlaybackEngine/removeTimeObserver(_:)``.
-    public func removeTimeObserver(_ token: TimeObserverToken) {
-        engine.removeTimeObserver(token)
-    }
-
-    /// Calls `block` on `queue` with the new current item each time it changes (nil when the queue runs out).
-    public func addCurrentItemObserver(
-        queue: DispatchQueue = .main, using block: @escaping @Sendable (PlayerItem?) -> Void
-    ) -> CurrentItemObserverToken {
-        state.withLock { state in
-            defer { state.nextObserverID += 1 }
-            state.currentItemObservers[state.nextObserverID] = (queue, block)
-            return CurrentItemObserverToken(id: state.nextObserverID)
-        }
-    }
-
-    /// Stops calls to a current-item observer not yet queued.
-    public func removeCurrentItemObserver(_ token: CurrentItemObserverToken) {
-        _ = state.withLock { $0.currentItemObservers.removeValue(forKey: token.id) }
-    }
-
-    /// The current item each time it changes, from now on. Each call returns a new sequence.
-    public func currentItemChanges() -> AsyncStream<PlayerItem?> {
-        stream(\.currentItemStreams)
-    }
-
-    /// The item notifications from now on. Each call returns a new sequence.
-    public func notifications() -> AsyncStream<Notification> {
-        stream(\.notificationStreams)
-    }
-
-    private func stream<Element>(
-        _ streams: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]>
-    )
-        -> AsyncStream<Element>
-    {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
-        let id = state.withLock { state in
-            defer { state.nextObserverID += 1 }
-            state[keyPath: streams][state.nextObserverID] = continuation
-            return state.nextObserverID
-        }
-        continuation.onTermination = { [weak self] _ in
-            // Ids are unique across both kinds of stream.
-            self?.state.withLock { state in
-                state.currentItemStreams[id] = nil
-                state.notificationStreams[id] = nil
+    /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
+    func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
+        let queued = engine.queue()
+        return state.withLock { state in
+            let current = entry.flatMap { state.items[$0.id] } ?? state.currentItem ?? queued.first.flatMap {
+                state.items[$0.id]
             }
+            var reason: WaitingReason?
+            if state.rate != 0 {
+                if let error = state.outputError {
+                    reason = .outputUnavailable(error)
+                } else if current == nil, queued.isEmpty {
+                    reason = .noItemToPlay
+                }
+            }
+            return ObserverCall.PlayerView(
+                player: ObjectIdentifier(self), commandCount: state.commandCount, currentItem: current,
+                rate: state.rate, reasonForWaitingToPlay: reason)
         }
-        return stream
-    }
-
-    // MARK: Events
-
-    private func item(for entry: QueueEntry) -> PlayerItem? {
-        state.withLock { $0.items[entry.id] }
-    }
-
-    private func handle(_ event: PlaybackEvent) {
-        switch event {
-        case .itemReady(let info):
-            item(for: info.entry)?.markReady(info)
-        case .itemStarted(let info):
-            setCurrentItem(item(for: info.entry))
-        case .itemFinished(let entry):
-            guard let item = item(for: entry) else { return }
-            item.noteTime(item.duration)
-            if actionAtItemEnd == .pause { pause() }
-            post(.didPlayToEndTime(item))
-        case .itemFailed(let entry, let error):
-            guard let item = item(for: entry) else { return }
-            item.markFailed(error)
-            post(.failedToPlayToEndTime(item, error))
-        case .queueFinished:
-            if actionAtItemEnd == .advance { setCurrentItem(nil) }
-        case .outputFailed(let error):
-            state.withLock { $0.outputError = error }
-        }
-    }
-
-    private func setCurrentItem(_ item: PlayerItem?) {
-        let (previous, observers, streams) = state.withLock { state in
-            defer { state.currentItem = item }
-            return (state.currentItem, Array(state.currentItemObservers.values), Array(state.currentItemStreams.values))
-        }
-        guard previous !== item else { return }
-        previous?.attach(to: nil)
-        item?.attach(to: self)
-        for (queue, block) in observers { queue.async { block(item) } }
-        for continuation in streams { continuation.yield(item) }
-    }
-
-    private func post(_ notification: Notification) {
-        let streams = state.withLock { Array($0.notificationStreams.values) }
-        for continuation in streams { continuation.yield(notification) }
     }
 }

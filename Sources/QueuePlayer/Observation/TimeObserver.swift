@@ -1,18 +1,11 @@
 import Dispatch
-import Glibc
 import Synchronization
 
-/// Identifies a time observer, for ``PlaybackEngine/removeTimeObserver(_:)``.
-public struct TimeObserverToken: Hashable, Sendable {
-    let id: Int
-}
-
-/// One time observer: the item times it reports, and a gate that lets removal promise that no call starts
-/// afterwards.
+/// One time observer: the item times it reports, and the gate its calls pass through.
 ///
-/// Callbacks run on the observer's queue, never on the audio path or the engine's threads. Each runs inside the
-/// gate; ``deactivate()`` clears the flag and then passes through the gate, so once it returns no call can start.
-/// An observer removing itself from inside its own callback does not wait for itself.
+/// Callbacks run on the observer's queue, never on the audio path or the engine's threads, with
+/// ``ObserverCall/current`` bound to what the player looked like when the time fell due (see ``ObserverGate`` for
+/// the removal guarantee).
 final class TimeObserver: Sendable {
     /// Which item times an observer reports.
     enum Schedule: Sendable {
@@ -22,44 +15,43 @@ final class TimeObserver: Sendable {
         case boundaries([MediaTime])
     }
 
-    let schedule: Schedule
-    private let queue: DispatchQueue
-    private let block: @Sendable (MediaTime) -> Void
-    private let isActive = Atomic<Bool>(true)
-    private let gate = Mutex<Void>(())
-    private let callingThread = Atomic<UInt>(0)
-    private let lastDelivered = Mutex<MediaTime?>(nil)
+    /// Takes the player's picture for a call of the block: run where the time falls due, before the call is queued.
+    typealias Snapshot = @Sendable (MediaTime, QueueEntry) -> ObserverCall?
 
-    init(schedule: Schedule, queue: DispatchQueue, block: @escaping @Sendable (MediaTime) -> Void) {
+    let schedule: Schedule
+    private let gate: ObserverGate
+    private let block: @Sendable (MediaTime) -> Void
+    private let snapshot: Snapshot?
+    /// The entry and time delivered last, so that a periodic observer never reports the same time twice in a row.
+    private let lastDelivered = Mutex<(entryID: Int, time: MediaTime)?>(nil)
+
+    init(
+        schedule: Schedule, queue: DispatchQueue, snapshot: Snapshot? = nil,
+        block: @escaping @Sendable (MediaTime) -> Void
+    ) {
         self.schedule = schedule
-        self.queue = queue
+        gate = ObserverGate(queue: queue)
+        self.snapshot = snapshot
         self.block = block
     }
 
-    /// Calls the block with `time` on the observer's queue, unless the observer has been removed by then, or `time`
-    /// repeats the time delivered last (a seek and the play after it both report the same time).
-    func deliver(_ time: MediaTime) {
-        let repeated = lastDelivered.withLock { last in
-            defer { last = time }
-            return last == time
-        }
-        guard !repeated else { return }
-        queue.async { [self] in
-            gate.withLock { _ in
-                guard isActive.load(ordering: .acquiring) else { return }
-                callingThread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
-                defer { callingThread.store(0, ordering: .releasing) }
-                block(time)
+    /// Calls the block with `time` (in `entry`) on the observer's queue, unless the observer has been removed by
+    /// then, or it is periodic and `time` repeats the time it delivered last in the same entry (a seek and the play
+    /// after it both report the same time).
+    func deliver(_ time: MediaTime, in entry: QueueEntry) {
+        if isPeriodic {
+            let repeated = lastDelivered.withLock { last in
+                defer { last = (entry.id, time) }
+                return last.map { $0.entryID == entry.id && $0.time == time } ?? false
             }
+            guard !repeated else { return }
         }
+        gate.run(snapshot?(time, entry) ?? ObserverCall(time: time)) { [block] in block(time) }
     }
 
-    /// Stops all further calls. Waits for a call in progress on another thread to finish.
+    /// Stops all further calls (see ``ObserverGate/close()``).
     func deactivate() {
-        isActive.store(false, ordering: .releasing)
-        if callingThread.load(ordering: .acquiring) != UInt(bitPattern: Int(bitPattern: pthread_self())) {
-            gate.withLock { _ in }
-        }
+        gate.close()
     }
 
     /// True for a periodic observer, which also reports start, stop and seek.

@@ -1,0 +1,55 @@
+extension QueuePlayer {
+    /// Follows the engine, on the thread that posts each event (the event thread, or the decoding thread for
+    /// ``PlaybackEvent/itemReady(_:)``), before any observer time heard after it is dispatched.
+    func handle(_ event: PlaybackEvent) {
+        switch event {
+        case .itemReady(let info):
+            item(for: info.entry)?.markReady(info)
+        case .itemStarted(let info):
+            setCurrentItem(item(for: info.entry))
+        case .itemFinished(let entry):
+            guard let item = item(for: entry) else { break }
+            item.noteTime(item.duration)
+            if actionAtItemEnd == .pause {
+                state.withLock { $0.rate = 0 }
+                engine.pause()
+            }
+            post(.didPlayToEndTime(item))
+            releaseItemsNoLongerQueued()
+        case .itemFailed(let entry, let error):
+            guard let item = item(for: entry) else { break }
+            item.markFailed(error)
+            post(.failedToPlayToEndTime(item, error))
+            releaseItemsNoLongerQueued()
+        case .queueFinished:
+            if actionAtItemEnd == .advance { setCurrentItem(nil) }
+        case .outputFailed(let error):
+            state.withLock { $0.outputError = error }
+        }
+        notifyPropertyObservers()
+    }
+
+    private func item(for entry: QueueEntry) -> PlayerItem? {
+        state.withLock { $0.items[entry.id] }
+    }
+
+    /// Makes `item` current and tells the current-item observers and streams, each call made with the new picture.
+    func setCurrentItem(_ item: PlayerItem?) {
+        let (previous, observers, streams) = state.withLock { state in
+            defer { state.currentItem = item }
+            return (state.currentItem, Array(state.currentItemObservers.values), Array(state.currentItemStreams.values))
+        }
+        guard previous !== item else { return }
+        previous?.attach(to: nil)
+        item?.attach(to: self)
+        releaseItemsNoLongerQueued()
+        let call = ObserverCall(time: .zero, view: liveView())
+        for (gate, block) in observers { gate.run(call) { block(item) } }
+        for continuation in streams { continuation.yield(item) }
+    }
+
+    func post(_ notification: Notification) {
+        let streams = state.withLock { Array($0.notificationStreams.values) }
+        for continuation in streams { continuation.yield(notification) }
+    }
+}

@@ -1,0 +1,174 @@
+import Dispatch
+import Synchronization
+
+/// One observer of a player property (or a stream of its values): told the value after each change.
+struct PropertyObserver: Sendable {
+    /// The gate of a callback observer; nil for a stream.
+    let gate: ObserverGate?
+    /// Compares the property with the value told last and tells the new one; called after every change, with the
+    /// player's picture at that moment.
+    let notify: @Sendable (QueuePlayer, ObserverCall) -> Void
+}
+
+extension QueuePlayer {
+    // MARK: Time
+
+    /// Calls `block` on `queue` with the current item's time at every multiple of `interval` in the item's
+    /// timeline, once the frame at that time is heard, and also when playback starts, stops or jumps (see
+    /// ``PlaybackEngine/addPeriodicTimeObserver(forInterval:queue:using:)``). Inside the block, ``currentItem`` is
+    /// the item the time belongs to. At a join the new item's first call follows its current-item change. Any
+    /// thread; remove it with ``removeObserver(_:)``.
+    public func addPeriodicTimeObserver(
+        forInterval interval: MediaTime, queue: DispatchQueue = .main,
+        using block: @escaping @Sendable (MediaTime) -> Void
+    ) -> ObserverToken {
+        engine.addPeriodicTimeObserver(forInterval: interval, queue: queue, snapshot: timeSnapshot, using: block)
+    }
+
+    /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline: once per item for
+    /// each time it crosses (see ``PlaybackEngine/addBoundaryTimeObserver(forTimes:queue:using:)``). Any thread;
+    /// remove it with ``removeObserver(_:)``.
+    public func addBoundaryTimeObserver(
+        forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
+    ) -> ObserverToken {
+        engine.addBoundaryTimeObserver(forTimes: times, queue: queue, snapshot: timeSnapshot, using: block)
+    }
+
+    /// The picture a time observer's call is made with: the player now, with the time's item current.
+    private var timeSnapshot: TimeObserver.Snapshot {
+        { [weak self] time, entry in self.map { ObserverCall(time: time, view: $0.liveView(entry: entry)) } }
+    }
+
+    /// Same as ``removeObserver(_:)``.
+    public func removeTimeObserver(_ token: ObserverToken) {
+        removeObserver(token)
+    }
+
+    // MARK: Current item
+
+    /// Calls `block` on `queue` with the new current item each time it changes (nil when the queue runs out). At a
+    /// join it comes after the old item's did-play-to-end notification and before the new item's first time. Any
+    /// thread; remove it with ``removeObserver(_:)``.
+    public func addCurrentItemObserver(
+        queue: DispatchQueue = .main, using block: @escaping @Sendable (PlayerItem?) -> Void
+    ) -> ObserverToken {
+        state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state.currentItemObservers[state.nextObserverID] = (ObserverGate(queue: queue), block)
+            return ObserverToken(id: state.nextObserverID, kind: .player)
+        }
+    }
+
+    /// Same as ``removeObserver(_:)``.
+    public func removeCurrentItemObserver(_ token: ObserverToken) {
+        removeObserver(token)
+    }
+
+    /// The current item each time it changes, from now on. Each call returns a new sequence.
+    public func currentItemChanges() -> AsyncStream<PlayerItem?> {
+        stream(\.currentItemStreams)
+    }
+
+    /// The item notifications from now on. Each call returns a new sequence.
+    public func notifications() -> AsyncStream<Notification> {
+        stream(\.notificationStreams)
+    }
+
+    // MARK: Properties
+
+    /// Calls `block` on `queue` with the new value of `property` each time it changes: for example `\.rate`,
+    /// `\.timeControlStatus`, `\.reasonForWaitingToPlay`, `\.currentItem` or `\.currentItem?.status`. Not called
+    /// for the value it has now. Inside the block the player's getters answer as of the change. Any thread; remove
+    /// it with ``removeObserver(_:)``.
+    public func observe<Value: Equatable & Sendable>(
+        _ property: KeyPath<QueuePlayer, Value> & Sendable, queue: DispatchQueue = .main,
+        using block: @escaping @Sendable (Value) -> Void
+    ) -> ObserverToken {
+        let gate = ObserverGate(queue: queue)
+        let told = Mutex<Value?>(self[keyPath: property])
+        return addPropertyObserver(
+            PropertyObserver(gate: gate) { player, call in
+                told.withLock { told in
+                    let value = ObserverCall.$current.withValue(call) { player[keyPath: property] }
+                    guard value != told else { return }
+                    told = value
+                    gate.run(call) { block(value) }
+                }
+            })
+    }
+
+    /// The values of `property` (see ``observe(_:queue:using:)``): the value it has now, then each new value. Each
+    /// call returns a new sequence; it stops observing when its consumer goes away.
+    public func values<Value: Equatable & Sendable>(
+        of property: KeyPath<QueuePlayer, Value> & Sendable
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let told = Mutex<Value?>(nil)
+        let observer = PropertyObserver(gate: nil) { player, call in
+            told.withLock { told in
+                let value = ObserverCall.$current.withValue(call) { player[keyPath: property] }
+                guard value != told else { return }
+                told = value
+                continuation.yield(value)
+            }
+        }
+        let token = addPropertyObserver(observer)
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        observer.notify(self, ObserverCall(time: currentTime(), view: liveView()))
+        return stream
+    }
+
+    /// Removes any observer this player or its engine returned a token for. Once this returns, no call of its block
+    /// starts (a call running on another thread is waited for, unless this is called from inside an observer
+    /// call, so observers may remove themselves and each other). Any thread.
+    public func removeObserver(_ token: ObserverToken) {
+        switch token.kind {
+        case .time:
+            engine.removeTimeObserver(token)
+        case .player:
+            let (itemObserver, propertyObserver) = state.withLock { state in
+                (
+                    state.currentItemObservers.removeValue(forKey: token.id),
+                    state.propertyObservers.removeValue(forKey: token.id)
+                )
+            }
+            itemObserver?.0.close()
+            propertyObserver?.gate?.close()
+        }
+    }
+
+    private func addPropertyObserver(_ observer: PropertyObserver) -> ObserverToken {
+        state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state.propertyObservers[state.nextObserverID] = observer
+            return ObserverToken(id: state.nextObserverID, kind: .player)
+        }
+    }
+
+    /// Tells every property observer what changed. Never called with the player's lock held.
+    func notifyPropertyObservers() {
+        let observers = state.withLock { Array($0.propertyObservers.values) }
+        guard !observers.isEmpty else { return }
+        let call = ObserverCall(time: currentTime(), view: liveView())
+        for observer in observers { observer.notify(self, call) }
+    }
+
+    private func stream<Element>(
+        _ streams: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]>
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let id = state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state[keyPath: streams][state.nextObserverID] = continuation
+            return state.nextObserverID
+        }
+        continuation.onTermination = { [weak self] _ in
+            // Ids are unique across every kind of observer.
+            self?.state.withLock { state in
+                state.currentItemStreams[id] = nil
+                state.notificationStreams[id] = nil
+            }
+        }
+        return stream
+    }
+}
