@@ -49,8 +49,9 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     public var metadata: ItemMetadata { state.withLock { $0.info?.metadata ?? ItemMetadata() } }
 
     /// The item's own time: where the player is in it while it is current, else where it was last heard (zero
-    /// before it has been played).
+    /// before it has been played). Inside an observer call in which it is the current item, the call's time.
     public func currentTime() -> MediaTime {
+        if let call = ObserverCall.current, call.view?.currentItem === self { return call.time }
         let (player, elapsed) = state.withLock { ($0.player, $0.elapsed) }
         if let player, player.currentItem === self { return player.currentTime() }
         return elapsed

@@ -15,12 +15,12 @@ extension QueuePlayer {
                 engine.pause()
             }
             post(.didPlayToEndTime(item))
-            releaseItemsNoLongerQueued()
+            release(entry)
         case .itemFailed(let entry, let error):
             guard let item = item(for: entry) else { break }
             item.markFailed(error)
             post(.failedToPlayToEndTime(item, error))
-            releaseItemsNoLongerQueued()
+            release(entry)
         case .queueFinished:
             if actionAtItemEnd == .advance { setCurrentItem(nil) }
         case .outputFailed(let error):
@@ -42,14 +42,27 @@ extension QueuePlayer {
         guard previous !== item else { return }
         previous?.attach(to: nil)
         item?.attach(to: self)
-        releaseItemsNoLongerQueued()
+        state.withLock { state in
+            // A previous item held at its end is let go now.
+            guard let held = state.heldEntryID, let previous, state.items[held] === previous else { return }
+            state.items[held] = nil
+            state.entries[ObjectIdentifier(previous)] = nil
+            state.heldEntryID = nil
+        }
         let call = ObserverCall(time: .zero, view: liveView())
         for (gate, block) in observers { gate.run(call) { block(item) } }
         for continuation in streams { continuation.yield(item) }
     }
 
+    /// Tells the notification observers and streams, each call made with the player's picture now.
     func post(_ notification: Notification) {
-        let streams = state.withLock { Array($0.notificationStreams.values) }
+        let (observers, streams) = state.withLock {
+            (Array($0.notificationObservers.values), Array($0.notificationStreams.values))
+        }
+        if !observers.isEmpty {
+            let call = ObserverCall(time: currentTime(), view: liveView())
+            for (gate, block) in observers { gate.run(call) { block(notification) } }
+        }
         for continuation in streams { continuation.yield(notification) }
     }
 }

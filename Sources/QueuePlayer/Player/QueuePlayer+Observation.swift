@@ -74,6 +74,19 @@ extension QueuePlayer {
         stream(\.notificationStreams)
     }
 
+    /// Calls `block` on `queue` with each item notification, as `NotificationCenter` does with a queue. At a join,
+    /// the old item's did-play-to-end comes before the current-item change. Any thread; remove it with
+    /// ``removeObserver(_:)``.
+    public func addNotificationObserver(
+        queue: DispatchQueue = .main, using block: @escaping @Sendable (Notification) -> Void
+    ) -> ObserverToken {
+        state.withLock { state in
+            defer { state.nextObserverID += 1 }
+            state.notificationObservers[state.nextObserverID] = (ObserverGate(queue: queue), block)
+            return ObserverToken(id: state.nextObserverID, kind: .player)
+        }
+    }
+
     // MARK: Properties
 
     /// Calls `block` on `queue` with the new value of `property` each time it changes: for example `\.rate`,
@@ -126,14 +139,14 @@ extension QueuePlayer {
         case .time:
             engine.removeTimeObserver(token)
         case .player:
-            let (itemObserver, propertyObserver) = state.withLock { state in
-                (
-                    state.currentItemObservers.removeValue(forKey: token.id),
-                    state.propertyObservers.removeValue(forKey: token.id)
-                )
+            let gates = state.withLock { state in
+                [
+                    state.currentItemObservers.removeValue(forKey: token.id)?.0,
+                    state.notificationObservers.removeValue(forKey: token.id)?.0,
+                    state.propertyObservers.removeValue(forKey: token.id)?.gate,
+                ]
             }
-            itemObserver?.0.close()
-            propertyObserver?.gate?.close()
+            gates.forEach { $0?.close() }
         }
     }
 

@@ -63,6 +63,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var items: [Int: PlayerItem] = [:]
         var entries: [ObjectIdentifier: QueueEntry] = [:]
         var currentItem: PlayerItem?
+        /// The entry of a current item held at its end after it finished: released once another item is current.
+        var heldEntryID: Int?
         var rate: Float = 0
         var actionAtItemEnd = ActionAtItemEnd.advance
         var outputError: AudioSinkError?
@@ -70,6 +72,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var commandCount = 0
         var nextObserverID = 1
         var currentItemObservers: [Int: (ObserverGate, @Sendable (PlayerItem?) -> Void)] = [:]
+        var notificationObservers: [Int: (ObserverGate, @Sendable (Notification) -> Void)] = [:]
         var propertyObservers: [Int: PropertyObserver] = [:]
         var currentItemStreams: [Int: AsyncStream<PlayerItem?>.Continuation] = [:]
         var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
@@ -149,7 +152,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             } else {
                 engine.remove(entry)
             }
-            releaseItemsNoLongerQueued()
+            release(entry)
         }
     }
 
@@ -157,22 +160,35 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     public func removeAllItems() {
         command {
             engine.removeAll()
-            releaseItemsNoLongerQueued()
+            state.withLock { state in
+                state.items = [:]
+                state.entries = [:]
+            }
         }
     }
 
     /// Ends the current item and plays the next one.
     public func advanceToNextItem() {
-        command { engine.advanceToNextItem() }
+        command {
+            let left = engine.queue().first
+            engine.advanceToNextItem()
+            // The item left posts no end: it is let go here.
+            if let left, !engine.queue().contains(left) { release(left) }
+        }
     }
 
-    /// Forgets the items of entries that are neither queued nor current.
-    func releaseItemsNoLongerQueued() {
-        let queued = Set(engine.queue().map(\.id))
+    /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
+    /// itself stays current (and held at its end, when it is) until the next one starts.
+    func release(_ entry: QueueEntry) {
         state.withLock { state in
-            let current = state.currentItem.flatMap { state.entries[ObjectIdentifier($0)] }?.id
-            state.items = state.items.filter { queued.contains($0.key) || $0.key == current }
-            state.entries = state.entries.filter { queued.contains($0.value.id) || $0.value.id == current }
+            guard let item = state.items.removeValue(forKey: entry.id) else { return }
+            if state.currentItem === item, state.actionAtItemEnd != .advance {
+                // Held at its end: items() still lists it, through its entry, until it stops being current.
+                state.items[entry.id] = item
+                state.heldEntryID = entry.id
+                return
+            }
+            state.entries[ObjectIdentifier(item)] = nil
         }
     }
 
