@@ -37,18 +37,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "playerctl",
+        .target(
+            name: "QueuePlayerService",
             dependencies: [
                 "QueuePlayer",
                 "CSDBus",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "playerctl",
+            dependencies: [
+                "QueuePlayer",
+                "QueuePlayerService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -63,6 +72,12 @@ let package = Package(
         .testTarget(
             name: "QueuePlayerTests",
             dependencies: ["QueuePlayer", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "QueuePlayerServiceTests",
+            dependencies: [
+                "QueuePlayer", "QueuePlayerService", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "playerctlTests",

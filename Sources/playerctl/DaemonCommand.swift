@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import QueuePlayer
+import QueuePlayerService
 import ServiceLifecycle
 
 /// `playerctl daemon`: plays files and folders in order, headless, until stopped.

@@ -25,3 +25,11 @@ public protocol AudioDecoder: AnyObject {
     /// Moves so that the next frame decoded is `frame` (0-based, sample-exact).
     func seek(toFrame frame: Int) throws(DecoderError)
 }
+
+extension AudioDecoder {
+    /// What the decoder knows of its item (format, exact length, tags), labelled as `entry`. Any thread that owns
+    /// the decoder.
+    public func info(for entry: QueueEntry) -> ItemInfo {
+        ItemInfo(entry: entry, format: format, frameCount: frameCount, metadata: metadata)
+    }
+}

@@ -77,8 +77,7 @@ extension PlaybackEngine {
                 }
                 streamFormat = decoder.format
             }
-            let info = ItemInfo(
-                entry: entry, format: decoder.format, frameCount: decoder.frameCount, metadata: decoder.metadata)
+            let info = decoder.info(for: entry)
             post(.itemReady(info))
             let resumeFrame = min(startFrame, decoder.frameCount)
             state.withLock { state in

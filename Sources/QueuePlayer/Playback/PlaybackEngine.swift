@@ -368,6 +368,35 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         }
     }
 
+    /// Where playback will start when nothing is being heard (paused before the first play, cued, between items,
+    /// held at an item's end), or as soon as a skip, seek or cue is carried out (``status()`` still shows what was
+    /// heard until then). Nil while an item is heard with nothing waiting, and when the queue is empty.
+    public struct Cue: Sendable, Equatable {
+        /// The entry that plays first.
+        public var entry: QueueEntry
+        /// Its details, once the decoding thread has opened it; nil before (read them with the decoder if needed).
+        public var info: ItemInfo?
+        /// The frame of the item playback starts at.
+        public var startFrame: Int
+    }
+
+    /// The entry that plays next, and from where: see ``Cue``. Any thread; never waits.
+    public func cue() -> Cue? {
+        state.withLock { state in
+            if let restart = state.restart {
+                guard let entry = state.pending.first else { return nil }
+                // A seek in the item being heard: its details are known already.
+                let info = state.timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
+                return Cue(entry: entry, info: info, startFrame: restart.startFrame)
+            }
+            guard state.timeline.current == nil else { return nil }
+            if let segment = state.timeline.playing {
+                return Cue(entry: segment.entry, info: segment.info, startFrame: segment.resumeFrame)
+            }
+            return state.order.first.map { Cue(entry: $0, info: nil, startFrame: 0) }
+        }
+    }
+
     /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Safe to call twice.
     public func shutdown() {
         let (wasRunning, unfinished) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in

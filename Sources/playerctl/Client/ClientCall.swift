@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import QueuePlayerService
 
 /// `--socket`, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {

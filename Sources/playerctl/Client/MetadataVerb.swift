@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import QueuePlayerService
 
 struct MetadataVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

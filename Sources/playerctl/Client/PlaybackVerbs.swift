@@ -1,4 +1,5 @@
 import ArgumentParser
+import QueuePlayerService
 
 /// A verb that sends one request with no arguments and prints nothing: play, pause, play-pause, stop, next,
 /// previous, clear, background, foreground, quit.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import QueuePlayerService
 
 struct OpenVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

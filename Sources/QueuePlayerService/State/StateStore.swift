@@ -9,9 +9,9 @@ import QueuePlayer
 /// Every write is one transaction in WAL mode (synchronous NORMAL), committed before the command that caused it
 /// is acknowledged, so a SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see ``PlayerController``)
 /// to lose at most a second. Threading: any thread; GRDB serialises access.
-final class StateStore: Sendable {
+package final class StateStore: Sendable {
     /// What a restart restores.
-    struct Saved: Equatable {
+    package struct Saved: Equatable {
         var queue: [QueueEntry]
         /// Frames into the first entry of `queue`.
         var positionFrames: Int
@@ -23,12 +23,13 @@ final class StateStore: Sendable {
         var history: [URL]
     }
 
-    let url: URL
+    /// Where the store lives, as log lines name it: a file's path, or `memory` for an in-memory store.
+    package let location: String
     private let database: DatabaseQueue
 
     /// Opens (creating, and migrating to the current schema) the store at `url`.
-    init(url: URL) throws {
-        self.url = url
+    package init(url: URL) throws {
+        location = url.path
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -37,6 +38,18 @@ final class StateStore: Sendable {
         configuration.prepareDatabase { database in try database.execute(sql: "PRAGMA synchronous = NORMAL") }
         database = try DatabaseQueue(path: url.path, configuration: configuration)
         try Self.migrator.migrate(database)
+    }
+
+    /// A store that lives in memory only, empty, for tests and for running when no file can be written.
+    package init() throws {
+        location = "memory"
+        database = try DatabaseQueue()
+        try Self.migrator.migrate(database)
+    }
+
+    /// How many rows the store has inserted, updated or deleted since it was opened (SQLite's `total_changes()`).
+    package func rowsChanged() throws -> Int {
+        try database.read { $0.totalChangesCount }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -65,7 +78,7 @@ final class StateStore: Sendable {
     }
 
     /// Replaces the saved queue with `queue` (the current entry first).
-    func saveQueue(_ queue: [QueueEntry]) throws {
+    package func saveQueue(_ queue: [QueueEntry]) throws {
         try database.write { database in
             try database.execute(sql: "DELETE FROM queueItem")
             let insert = try database.makeStatement(sql: "INSERT INTO queueItem (id, ordinal, path) VALUES (?, ?, ?)")
@@ -76,7 +89,7 @@ final class StateStore: Sendable {
     }
 
     /// Records where playback is and how it is set up.
-    func checkpoint(
+    package func checkpoint(
         positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, isPlaying: Bool
     ) throws {
         try database.write { database in
@@ -90,7 +103,7 @@ final class StateStore: Sendable {
     }
 
     /// Appends to the history, keeping the newest `limit` entries.
-    func appendHistory(_ url: URL, limit: Int) throws {
+    package func appendHistory(_ url: URL, limit: Int) throws {
         try database.write { database in
             try database.execute(sql: "INSERT INTO history (path) VALUES (?)", arguments: [url.path])
             try database.execute(
@@ -100,7 +113,7 @@ final class StateStore: Sendable {
     }
 
     /// Removes and returns the newest history entry.
-    func popHistory() throws -> URL? {
+    package func popHistory() throws -> URL? {
         try database.write { database in
             guard let row = try Row.fetchOne(database, sql: "SELECT sequence, path FROM history ORDER BY sequence DESC")
             else { return nil }
@@ -110,7 +123,7 @@ final class StateStore: Sendable {
     }
 
     /// What was saved last.
-    func load() throws -> Saved {
+    package func load() throws -> Saved {
         try database.read { database in
             let queue = try Row.fetchAll(database, sql: "SELECT id, path FROM queueItem ORDER BY ordinal").map { row in
                 QueueEntry(id: row["id"], url: URL(fileURLWithPath: row["path"] as String))

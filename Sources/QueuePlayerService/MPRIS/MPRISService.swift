@@ -3,16 +3,16 @@ import ServiceLifecycle
 
 /// Runs the MPRIS object beside the daemon: the bus on a thread of its own, fed with the controller's snapshots
 /// until graceful shutdown.
-final class MPRISService: Service {
+package final class MPRISService: Service {
     private let bus: MPRISBus
     private let controller: PlayerController
 
-    init(bus: MPRISBus, controller: PlayerController) {
+    package init(bus: MPRISBus, controller: PlayerController) {
         self.bus = bus
         self.controller = controller
     }
 
-    func run() async {
+    package func run() async {
         let bus = bus
         DispatchQueue(label: "queueplayer.mpris").async { bus.run() }
         await cancelWhenGracefulShutdown {

@@ -15,14 +15,14 @@ import Synchronization
 /// bus's own thread (`run()`), which also runs every vtable callback (from `sd_bus_process`). Other threads only
 /// hand snapshots over through `pending` (a Mutex) and set `stopping` (an Atomic). The handler table is allocated
 /// once, never moved, and freed after the thread has ended; it holds `self` unretained while `self` is alive.
-final class MPRISBus: @unchecked Sendable {
-    static let objectPath = "/org/mpris/MediaPlayer2"
-    static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    static let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
-    static let errorName = "org.mpris.MediaPlayer2.QueuePlayer.Failed"
+package final class MPRISBus: @unchecked Sendable {
+    package static let objectPath = "/org/mpris/MediaPlayer2"
+    package static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    package static let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
+    package static let errorName = "org.mpris.MediaPlayer2.QueuePlayer.Failed"
 
     /// The bus name taken.
-    let busName: String
+    package let busName: String
     private let controller: PlayerController
     private let logger: Logger
     private let bus: OpaquePointer
@@ -35,7 +35,7 @@ final class MPRISBus: @unchecked Sendable {
 
     /// Connects to the session bus and registers the object, or returns nil (after one log line) when no session
     /// bus is reachable: MPRIS is never required.
-    static func start(controller: PlayerController, logger: Logger) -> MPRISBus? {
+    package static func start(controller: PlayerController, logger: Logger) -> MPRISBus? {
         var bus: OpaquePointer?
         let opened = sd_bus_open_user(&bus)
         guard opened >= 0, let bus else {
@@ -92,7 +92,7 @@ final class MPRISBus: @unchecked Sendable {
     }
 
     /// Serves the bus until ``stop()``: call from a thread of its own.
-    func run() {
+    package func run() {
         while !stopping.load(ordering: .acquiring) {
             publishPendingChanges()
             while sd_bus_process(bus, nil) > 0 {}
@@ -103,12 +103,12 @@ final class MPRISBus: @unchecked Sendable {
     }
 
     /// Hands a new state over to the bus thread, which signals what changed.
-    func note(_ snapshot: PlayerSnapshot) {
+    package func note(_ snapshot: PlayerSnapshot) {
         pending.withLock { $0 = MPRISState(snapshot: snapshot, queue: controller.queue()) }
     }
 
     /// Ends the bus thread and releases the connection.
-    func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         finished.wait()
         sd_bus_flush_close_unref(bus)

@@ -13,25 +13,25 @@ import UnixSignals
 ///
 /// SIGTTOU is ignored, so that a backgrounded process is never stopped for writing to its terminal (it does not
 /// draw its status line there anyway).
-final class ProcessLifecycle: Service {
+package final class ProcessLifecycle: Service {
     private let application: Application
     private let terminal: Int32?
     private let logger: Logger
 
     /// `terminal` is the descriptor of the controlling terminal the status line goes to, or nil when detached.
-    init(application: Application, terminal: Int32?, logger: Logger) {
+    package init(application: Application, terminal: Int32?, logger: Logger) {
         self.application = application
         self.terminal = terminal
         self.logger = logger
     }
 
     /// True when `terminal` is attached and this process group holds its foreground.
-    static func ownsTerminal(_ terminal: Int32?) -> Bool {
+    package static func ownsTerminal(_ terminal: Int32?) -> Bool {
         guard let terminal else { return false }
         return tcgetpgrp(terminal) == getpgrp()
     }
 
-    func run() async throws {
+    package func run() async throws {
         signal(SIGTTOU, SIG_IGN)
         let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
         // The shell sends SIGCONT whenever it hands the terminal over (`fg`) or lets a stopped job run on (`bg`),

@@ -5,12 +5,12 @@ import QueuePlayer
 ///
 /// Written to standard output only when it is a terminal; rewritten in place with a carriage return.
 /// Used from one task at a time.
-struct StatusLine {
+package struct StatusLine {
     /// True when standard output is a terminal, so a status line makes sense.
-    static var isAvailable: Bool { isatty(STDOUT_FILENO) == 1 }
+    package static var isAvailable: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Redraws the line for `status`.
-    func render(_ status: PlaybackEngine.Status) {
+    package func render(_ status: PlaybackEngine.Status) {
         guard let item = status.current else { return }
         let symbol = status.isPlaying ? "▶" : "⏸"
         let text = "\(symbol) \(item.entry.displayName)  \(Self.clock(status.elapsed)) / \(Self.clock(item.duration))"
@@ -18,7 +18,7 @@ struct StatusLine {
     }
 
     /// Ends the line, so that later output starts on a fresh one.
-    func finish() {
+    package func finish() {
         write("\n")
     }
 
@@ -28,7 +28,7 @@ struct StatusLine {
     }
 
     /// `m:ss`, or `h:mm:ss` from an hour on.
-    static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

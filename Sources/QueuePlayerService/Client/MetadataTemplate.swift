@@ -3,11 +3,14 @@
 /// A `{{ }}` holds a variable (`artist`, `title`, `album`, `position`, `status`, `volume`, `playerName`, or any
 /// metadata key such as `xesam:url` or `mpris:length`), a quoted string, or one of the functions `lc(…)`, `uc(…)`,
 /// `duration(…)` (microseconds as `m:ss` or `h:mm:ss`) and `default(…, …)`. Unknown variables are empty.
-struct MetadataTemplate {
-    let text: String
+package struct MetadataTemplate {
+    package let text: String
+
+    /// The template `text`, parsed as it is rendered.
+    package init(text: String) { self.text = text }
 
     /// The template filled in from `values`.
-    func render(_ values: [String: String]) -> String {
+    package func render(_ values: [String: String]) -> String {
         var output = ""
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{") {
@@ -44,7 +47,7 @@ struct MetadataTemplate {
     }
 
     /// Microseconds as `m:ss`, or `h:mm:ss` from an hour on.
-    static func duration(_ microseconds: Int64) -> String {
+    package static func duration(_ microseconds: Int64) -> String {
         let total = max(0, microseconds / 1_000_000)
         let (hours, minutes, seconds) = (total / 3600, total / 60 % 60, total % 60)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -3,17 +3,20 @@ import NIOCore
 import NIOPosix
 
 /// Talks to a running daemon over its control socket (SwiftNIO): one request, one reply; or a subscription.
-struct ControlClient {
+package struct ControlClient {
     /// Nothing listens at the socket.
-    struct NoPlayer: Error {}
+    package struct NoPlayer: Error {}
 
     /// Replies can be long (a 10,000-item queue); this bounds what the client buffers.
-    static let maximumReplyLength = 64 * 1024 * 1024
+    package static let maximumReplyLength = 64 * 1024 * 1024
 
-    let path: String
+    package let path: String
+
+    /// A client of the daemon listening at `path`.
+    package init(path: String) { self.path = path }
 
     /// Sends `request` and returns the daemon's reply. Throws ``NoPlayer`` when no daemon answers.
-    func send(_ request: ControlRequest) async throws -> ControlReply {
+    package func send(_ request: ControlRequest) async throws -> ControlReply {
         try await withConnection { inbound, outbound in
             try await outbound.write(Self.encode(request))
             for try await line in inbound {
@@ -24,7 +27,7 @@ struct ControlClient {
     }
 
     /// Subscribes and calls `body` with every state the daemon reports, until the daemon goes away.
-    func follow(_ body: (PlayerSnapshot) -> Void) async throws {
+    package func follow(_ body: (PlayerSnapshot) -> Void) async throws {
         try await withConnection { inbound, outbound in
             try await outbound.write(Self.encode(ControlRequest(command: "subscribe")))
             for try await line in inbound {
@@ -53,13 +56,13 @@ struct ControlClient {
         return try await channel.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
     }
 
-    static func encode(_ request: ControlRequest) -> ByteBuffer {
+    package static func encode(_ request: ControlRequest) -> ByteBuffer {
         var data = (try? JSONEncoder().encode(request)) ?? Data()
         data.append(UInt8(ascii: "\n"))
         return ByteBuffer(bytes: data)
     }
 
-    static func decode(_ line: ControlLine) -> ControlReply? {
+    package static func decode(_ line: ControlLine) -> ControlReply? {
         guard case .line(let buffer) = line else { return nil }
         return try? JSONDecoder().decode(ControlReply.self, from: Data(buffer.readableBytesView))
     }

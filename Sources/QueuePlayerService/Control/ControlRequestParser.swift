@@ -2,13 +2,13 @@ import FoundationEssentials
 import NIOCore
 
 /// Turns one line from a control connection into a command, or into the error reply's message.
-enum ControlRequestParser {
-    enum Outcome {
+package enum ControlRequestParser {
+    package enum Outcome {
         case command(RequestID?, ControlCommand)
         case failure(RequestID?, String)
     }
 
-    static func parse(_ line: ControlLine) -> Outcome {
+    package static func parse(_ line: ControlLine) -> Outcome {
         guard case .line(let buffer) = line else {
             return .failure(nil, "request longer than \(ControlServer.maximumLineLength) bytes; ignored")
         }

@@ -7,11 +7,11 @@ import Synchronization
 
 /// Runs a ``PlaybackEngine`` as a service: reports its events, draws the status line, and stops it cleanly on
 /// graceful shutdown (SIGINT, SIGTERM) or, with `exitWhenEmpty`, once the queue has been heard.
-final class PlaybackService: Service {
+package final class PlaybackService: Service {
     /// How the run ended, for the exit status.
-    struct Outcome: Sendable {
-        var failedItems: [QueueEntry] = []
-        var outputError: AudioSinkError?
+    package struct Outcome: Sendable {
+        package var failedItems: [QueueEntry] = []
+        package var outputError: AudioSinkError?
     }
 
     private let engine: PlaybackEngine
@@ -28,7 +28,7 @@ final class PlaybackService: Service {
 
     /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
     /// entering the background.
-    init(
+    package init(
         engine: PlaybackEngine, controller: PlayerController, application: Application,
         policy: BackgroundPlaybackPolicy, startsPlaying: Bool, exitWhenEmpty: Bool,
         terminal: Int32?, backgroundLogInterval: Double, stateURL: URL, logger: Logger
@@ -46,9 +46,9 @@ final class PlaybackService: Service {
     }
 
     /// How the run ended. Read it after ``run()`` returns.
-    var outcome: Outcome { outcomeStorage.withLock { $0 } }
+    package var outcome: Outcome { outcomeStorage.withLock { $0 } }
 
-    func run() async throws {
+    package func run() async throws {
         let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
         let logging = engine.addPeriodicTimeObserver(
             forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000),

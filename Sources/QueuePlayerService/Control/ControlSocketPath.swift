@@ -3,8 +3,8 @@ import Glibc
 
 /// Where the control socket lives: `$XDG_RUNTIME_DIR/queueplayer/control.sock`, or, without `XDG_RUNTIME_DIR`,
 /// `/tmp/queueplayer-UID/control.sock`. The folder is created with mode 0700.
-enum ControlSocketPath {
-    static func resolve(
+package enum ControlSocketPath {
+    package static func resolve(
         _ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     )
         -> String
@@ -17,7 +17,7 @@ enum ControlSocketPath {
     }
 
     /// Creates the socket's folder, readable by this user only.
-    static func prepareFolder(for path: String) throws {
+    package static func prepareFolder(for path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -2,11 +2,11 @@ import FoundationEssentials
 import Logging
 
 /// Turns the command line's ITEM arguments into the files to queue.
-enum ItemPaths {
+package enum ItemPaths {
     /// Files stay as given (a missing or bad one is queued anyway, so that it fails alone, in its place, with a
     /// message naming it). Folders become their MP3 files, searched recursively, in name order with numbers
     /// compared by value ("2" before "10"). A folder with no MP3 is reported and contributes nothing.
-    static func expand(_ arguments: [String], logger: Logger) -> [URL] {
+    package static func expand(_ arguments: [String], logger: Logger) -> [URL] {
         arguments.flatMap { argument -> [URL] in
             let url = URL(fileURLWithPath: argument)
             var isDirectory = false
@@ -31,8 +31,8 @@ enum ItemPaths {
 
 /// Orders names as a person would: runs of digits compare by value ("2-b" before "10-a"), the rest by Unicode
 /// scalar, case-insensitively first.
-enum NaturalOrder {
-    static func precedes(_ left: String, _ right: String) -> Bool {
+package enum NaturalOrder {
+    package static func precedes(_ left: String, _ right: String) -> Bool {
         let (a, b) = (chunks(left.lowercased()), chunks(right.lowercased()))
         for (x, y) in zip(a, b) where x != y {
             if let m = Int(x), let n = Int(y) { return m != n ? m < n : x.count < y.count }

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// One unit read from a control connection.
-enum ControlLine: Sendable {
+package enum ControlLine: Sendable {
     /// A line, without its newline.
     case line(ByteBuffer)
     /// A line longer than the limit: it was skipped to its end.
@@ -10,17 +10,17 @@ enum ControlLine: Sendable {
 
 /// Splits a control connection's bytes into lines of at most `maximumLength` bytes. A longer line is reported once
 /// as ``ControlLine/tooLong`` and skipped up to its newline, without buffering it.
-struct ControlLineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ControlLine
+package struct ControlLineDecoder: ByteToMessageDecoder {
+    package typealias InboundOut = ControlLine
 
-    let maximumLength: Int
+    package let maximumLength: Int
     private var skippingLongLine = false
 
-    init(maximumLength: Int) {
+    package init(maximumLength: Int) {
         self.maximumLength = maximumLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
             if buffer.readableBytes > maximumLength {
                 if !skippingLongLine {
@@ -44,7 +44,7 @@ struct ControlLineDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(
+    package mutating func decodeLast(
         context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
     ) throws
         -> DecodingState

@@ -8,12 +8,12 @@ import QueuePlayer
 /// Each observer call appends one line, `BEFORE OBSERVED REPORTED AFTER`, in seconds: CLOCK_MONOTONIC just before
 /// and just after the engine's audible time was read, the observer's item time, and that audible time. Lines are written on the
 /// trace's own serial queue, never on the audio path.
-final class TimeTrace: Sendable {
+package final class TimeTrace: Sendable {
     private let descriptor: Int32
     private let queue = DispatchQueue(label: "queueplayer.time-trace")
 
     /// Creates (or truncates) `path`. Throws a message naming the file when it cannot be written.
-    init(path: String) throws(TimeTraceError) {
+    package init(path: String) throws(TimeTraceError) {
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw TimeTraceError(message: "cannot write the time trace \(path): \(String(cString: strerror(errno)))")
@@ -25,7 +25,7 @@ final class TimeTrace: Sendable {
     }
 
     /// Starts tracing `engine`'s item time every 10 ms.
-    func attach(to engine: PlaybackEngine) {
+    package func attach(to engine: PlaybackEngine) {
         _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
             [self] observed in
             let before = Self.monotonicSeconds()
@@ -48,7 +48,7 @@ final class TimeTrace: Sendable {
 }
 
 /// The trace file could not be opened.
-struct TimeTraceError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+package struct TimeTraceError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }

@@ -4,29 +4,29 @@ import Logging
 /// Log lines for the systemd journal: when the daemon runs under systemd (`JOURNAL_STREAM` names its stderr), each
 /// line starts with the syslog priority (`<3>`) journald reads, and carries no timestamp of its own (the journal
 /// keeps one). Elsewhere the daemon keeps swift-log's usual stderr lines.
-struct JournalLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
     private let label: String
 
-    init(label: String) {
+    package init(label: String) {
         self.label = label
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// True when stderr is the journal stream systemd connected (its device and inode match `JOURNAL_STREAM`).
-    static var stderrIsJournal: Bool {
+    package static var stderrIsJournal: Bool {
         guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         var status = stat()
         guard fstat(STDERR_FILENO, &status) == 0 else { return false }
         return value == "\(status.st_dev):\(status.st_ino)"
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let details =
             merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
@@ -35,7 +35,7 @@ struct JournalLogHandler: LogHandler {
     }
 
     /// syslog priorities: 2 critical, 3 error, 4 warning, 5 notice, 6 info, 7 debug and trace.
-    static func priority(_ level: Logger.Level) -> Int {
+    package static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .critical: 2
         case .error: 3

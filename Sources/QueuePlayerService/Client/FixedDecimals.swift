@@ -1,6 +1,6 @@
 /// `value` with exactly `places` decimals (`12.345678`), as C's `%f` prints it; FoundationEssentials has no
 /// `String(format:)`.
-func fixedDecimals(_ value: Double, places: Int) -> String {
+package func fixedDecimals(_ value: Double, places: Int) -> String {
     guard value.isFinite else { return "\(value)" }
     var scale = 1.0
     for _ in 0..<places { scale *= 10 }

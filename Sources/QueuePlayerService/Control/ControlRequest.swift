@@ -4,29 +4,29 @@ import FoundationEssentials
 ///
 /// `id` (any number or string) is echoed in the reply. The other fields depend on the command (see
 /// ``ControlCommand``); unknown fields are ignored, a field of the wrong type is an error naming it.
-struct ControlRequest: Codable, Sendable {
-    var id: RequestID?
-    var command: String
-    var seconds: Double?
-    var level: Double?
-    var relative: Bool?
-    var uri: String?
-    var items: [String]?
-    var item: Int?
-    var after: Int?
-    var to: Int?
+package struct ControlRequest: Codable, Sendable {
+    package var id: RequestID?
+    package var command: String
+    package var seconds: Double?
+    package var level: Double?
+    package var relative: Bool?
+    package var uri: String?
+    package var items: [String]?
+    package var item: Int?
+    package var after: Int?
+    package var to: Int?
 
-    init(command: String) {
+    package init(command: String) {
         self.command = command
     }
 }
 
 /// A request's `id`: a number or a string, echoed back as it came.
-enum RequestID: Codable, Sendable, Equatable {
+package enum RequestID: Codable, Sendable, Equatable {
     case number(Double)
     case text(String)
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Double.self) {
             self = .number(number)
@@ -35,7 +35,7 @@ enum RequestID: Codable, Sendable, Equatable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .number(let number): try container.encode(number)
@@ -45,7 +45,7 @@ enum RequestID: Codable, Sendable, Equatable {
 }
 
 /// What a request asks for, checked.
-enum ControlCommand: Sendable, Equatable {
+package enum ControlCommand: Sendable, Equatable {
     case play, pause, playPause, stop, next, previous, status, metadata, queue, clear
     case background, foreground, quit, subscribe
     /// `position`: report (nil) or seek to `seconds`, or by `seconds` when relative.
@@ -59,14 +59,22 @@ enum ControlCommand: Sendable, Equatable {
     case move(Int, to: Int)
 
     /// Every command name, for the error that names an unknown one.
-    static let names = [
+    package static let names = [
         "play", "pause", "play-pause", "stop", "next", "previous", "status", "metadata", "queue", "clear",
         "background", "foreground", "quit", "subscribe", "position", "volume", "open", "add", "insert", "remove",
         "move",
     ]
 
+    /// True for a command that only reports: it changes nothing, writes nothing and tells no subscriber.
+    package var isRead: Bool {
+        switch self {
+        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _): true
+        default: false
+        }
+    }
+
     /// Checks `request`; throws a message naming what is missing or wrong.
-    init(_ request: ControlRequest) throws(ControlError) {
+    package init(_ request: ControlRequest) throws(ControlError) {
         func required<T>(_ value: T?, _ field: String, _ kind: String) throws(ControlError) -> T {
             guard let value else { throw ControlError("\(request.command): needs '\(field)' (\(kind))") }
             return value
@@ -106,7 +114,7 @@ enum ControlCommand: Sendable, Equatable {
 }
 
 /// A request that cannot be carried out; the message names the problem.
-struct ControlError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct ControlError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -3,24 +3,24 @@ import QueuePlayer
 
 /// What MPRIS publishes, derived from the same snapshots the control socket sends, and what changed between two
 /// of them. Plain values; no D-Bus here.
-struct MPRISState: Equatable {
-    var snapshot: PlayerSnapshot
-    var queue: [QueueEntry]
+package struct MPRISState: Equatable {
+    package var snapshot: PlayerSnapshot
+    package var queue: [QueueEntry]
 
     /// The object path MPRIS uses for a queue entry: stable for as long as the entry is queued.
-    static func trackPath(_ id: Int) -> String { "/org/mpris/MediaPlayer2/Track/\(id)" }
+    package static func trackPath(_ id: Int) -> String { "/org/mpris/MediaPlayer2/Track/\(id)" }
 
     /// The path meaning "no track" in TrackList calls.
-    static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+    package static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 
     /// The queue id in a track path, or nil.
-    static func entryID(_ path: String) -> Int? {
+    package static func entryID(_ path: String) -> Int? {
         guard path.hasPrefix("/org/mpris/MediaPlayer2/Track/") else { return nil }
         return Int(path.dropFirst("/org/mpris/MediaPlayer2/Track/".count))
     }
 
     /// One metadata value, typed as D-Bus needs it.
-    enum Value: Equatable {
+    package enum Value: Equatable {
         case objectPath(String)
         case int64(Int64)
         case string(String)
@@ -28,7 +28,7 @@ struct MPRISState: Equatable {
     }
 
     /// `Metadata` for the current item (empty without one).
-    var metadata: [(String, Value)] {
+    package var metadata: [(String, Value)] {
         guard let track = snapshot.current else { return [] }
         var entries: [(String, Value)] = [
             ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
@@ -42,7 +42,7 @@ struct MPRISState: Equatable {
     }
 
     /// Metadata for any queued entry: the current one's in full, the others' from their file.
-    func metadata(for entry: QueueEntry) -> [(String, Value)] {
+    package func metadata(for entry: QueueEntry) -> [(String, Value)] {
         if entry.id == snapshot.current?.id { return metadata }
         return [
             ("mpris:trackid", .objectPath(Self.trackPath(entry.id))),
@@ -52,7 +52,7 @@ struct MPRISState: Equatable {
     }
 
     /// The Player properties whose values differ between `old` and `self` (never Position).
-    func changedPlayerProperties(since old: MPRISState) -> [String] {
+    package func changedPlayerProperties(since old: MPRISState) -> [String] {
         var changed: [String] = []
         if snapshot.status != old.snapshot.status { changed.append("PlaybackStatus") }
         if snapshot.current != old.snapshot.current { changed.append("Metadata") }
@@ -64,11 +64,11 @@ struct MPRISState: Equatable {
 
     /// TrackList changes from `old` to `self`: a replacement when nothing of the old queue is left, else the
     /// entries removed and the entries added (each with the entry before it, or nil at the front).
-    enum TrackListChange: Equatable {
+    package enum TrackListChange: Equatable {
         case replaced
         case edited(removed: [Int], added: [(QueueEntry, after: Int?)])
 
-        static func == (left: TrackListChange, right: TrackListChange) -> Bool {
+        package static func == (left: TrackListChange, right: TrackListChange) -> Bool {
             switch (left, right) {
             case (.replaced, .replaced): true
             case (.edited(let a, let b), .edited(let c, let d)):
@@ -78,7 +78,7 @@ struct MPRISState: Equatable {
         }
     }
 
-    func trackListChange(since old: MPRISState) -> TrackListChange? {
+    package func trackListChange(since old: MPRISState) -> TrackListChange? {
         let oldIDs = Set(old.queue.map(\.id))
         let newIDs = Set(queue.map(\.id))
         guard oldIDs != newIDs else { return nil }

@@ -11,21 +11,21 @@ import ServiceLifecycle
 ///
 /// Bad input (not UTF-8, not JSON, an unknown command, a field of the wrong type, a line over 64 KiB) gets an
 /// error reply naming the problem, and the connection stays usable.
-final class ControlServer: Service {
+package final class ControlServer: Service {
     /// Connections waiting to be accepted: hundreds of clients may connect at once.
-    static let backlog: Int32 = 1024
+    package static let backlog: Int32 = 1024
 
     /// The longest request line taken, in bytes.
-    static let maximumLineLength = 64 * 1024
+    package static let maximumLineLength = 64 * 1024
 
-    let path: String
+    package let path: String
     private let controller: PlayerController
     private let logger: Logger
     private let serverChannel: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>
 
     /// Binds the socket at `path`. Throws, naming the process, if another daemon already serves it; a stale socket
     /// file left by a daemon that died is replaced.
-    init(path: String, controller: PlayerController, logger: Logger) async throws {
+    package init(path: String, controller: PlayerController, logger: Logger) async throws {
         self.path = path
         self.controller = controller
         self.logger = logger
@@ -57,7 +57,7 @@ final class ControlServer: Service {
         logger.info("control socket at \(path)")
     }
 
-    func run() async throws {
+    package func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingDiscardingTaskGroup { group in
@@ -75,7 +75,7 @@ final class ControlServer: Service {
     }
 
     /// Removes the socket file (after the service group ended).
-    func removeSocketFile() {
+    package func removeSocketFile() {
         try? FileManager.default.removeItem(atPath: path)
     }
 
@@ -111,14 +111,14 @@ final class ControlServer: Service {
         }
     }
 
-    static func encode(_ reply: ControlReply) -> ByteBuffer {
+    package static func encode(_ reply: ControlReply) -> ByteBuffer {
         var data = (try? JSONEncoder().encode(reply)) ?? Data(#"{"ok":false,"error":"internal encoding error"}"#.utf8)
         data.append(UInt8(ascii: "\n"))
         return ByteBuffer(bytes: data)
     }
 
     /// The uid of the process at the other end of a Unix socket (SO_PEERCRED).
-    static func peerUserID(of channel: any Channel) -> EventLoopFuture<uid_t> {
+    package static func peerUserID(of channel: any Channel) -> EventLoopFuture<uid_t> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(ControlError("no peer credentials"))
         }
@@ -128,7 +128,7 @@ final class ControlServer: Service {
     }
 
     /// The pid of the daemon answering at `path`, or nil when nothing answers (a stale socket file).
-    static func runningDaemon(at path: String) async -> pid_t? {
+    package static func runningDaemon(at path: String) async -> pid_t? {
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: path).get()
@@ -147,8 +147,8 @@ final class ControlServer: Service {
 /// Linux's `struct ucred` (pid, uid, gid: three 32-bit integers), which Glibc's Swift module does not export. Read by
 /// `getsockopt(SO_PEERCRED)` through NIO's `unsafeGetSocketOption`, which copies exactly
 /// `MemoryLayout<PeerCredentials>.size` (12) bytes; the layout of three stored 32-bit fields is the C layout.
-struct PeerCredentials: Sendable {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
+package struct PeerCredentials: Sendable {
+    package var pid: pid_t = 0
+    package var uid: uid_t = 0
+    package var gid: gid_t = 0
 }

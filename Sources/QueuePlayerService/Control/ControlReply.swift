@@ -1,0 +1,53 @@
+import FoundationEssentials
+
+/// The answer to one request, or an event for a subscribed client: one JSON object on one line.
+package struct ControlReply: Codable, Sendable {
+    package var id: RequestID?
+    /// True when the request was carried out. Events have no `ok`.
+    package var ok: Bool?
+    /// Why the request failed.
+    package var error: String?
+    /// `"state"` for an event pushed to a subscriber.
+    package var event: String?
+    package var state: PlayerSnapshot?
+    package var queue: [QueueLine]?
+    /// Ids given to added or inserted items.
+    package var added: [Int]?
+
+    package static func failure(_ id: RequestID?, _ message: String) -> ControlReply {
+        ControlReply(id: id, ok: false, error: message)
+    }
+}
+
+/// What the player is doing, as `status`, `position`, `volume` and `metadata` report it.
+package struct PlayerSnapshot: Codable, Sendable, Equatable {
+    /// `Playing`, `Paused` or `Stopped`, as MPRIS and playerctl spell them.
+    package var status: String
+    /// Seconds into the current item.
+    package var position: Double
+    /// 0…1.
+    package var volume: Double
+    package var current: TrackInfo?
+    /// Counts the jumps in time (seeks) so far: a change tells MPRIS to signal `Seeked`.
+    package var jumps: Int = 0
+    /// True when there is an item after the current one.
+    package var hasNext: Bool = false
+}
+
+/// The current item's metadata.
+package struct TrackInfo: Codable, Sendable, Equatable {
+    package var id: Int
+    package var url: String
+    package var title: String?
+    package var artists: [String]
+    package var album: String?
+    /// Seconds.
+    package var length: Double
+}
+
+/// One line of `queue`.
+package struct QueueLine: Codable, Sendable, Equatable {
+    package var id: Int
+    package var url: String
+    package var current: Bool
+}

@@ -1,0 +1,103 @@
+import Foundation
+import QueuePlayer
+import QueuePlayerService
+import TestSupport
+import Testing
+
+/// Every state a paused queue reaches reports `Paused` with the item's tags and length: Debian's playerctl and
+/// MPRIS clients treat `Stopped` with no metadata as "no player could handle this command".
+@Suite("Paused states are whole", .timeLimit(.minutes(1)))
+struct PausedStateTests {
+    @Test("a queue waiting for its first play is Paused on the first item, with its tags and length")
+    func waitingForFirstPlay() throws {
+        let service = try ServiceHarness()
+        service.add("id3v24-multi", "join-1")
+        let status = service.status
+        #expect(status.status == "Paused")
+        #expect(status.current?.title == "Duet")
+        #expect(status.current?.artists == ["Ana Ñúñez", "Bo Li 李"])
+        #expect(abs((status.current?.length ?? 0) - 3.0) < 0.001)
+        #expect(status.position == 0)
+    }
+
+    @Test("next, position and previous before any play stay Paused, with the item they land on")
+    func commandsBeforeFirstPlay() throws {
+        let service = try ServiceHarness()
+        let ids = service.add("id3v24-multi", "join-1", "join-2")
+        let next = try #require(service.run(.next).state)
+        #expect(next.status == "Paused")
+        #expect(next.current?.id == ids[1])
+        #expect(abs((next.current?.length ?? 0) - 1.5) < 0.001)
+
+        let sought = try #require(service.run(.position(1, relative: false)).state)
+        #expect(sought.status == "Paused")
+        #expect(abs(sought.position - 1) < 0.001)
+        let back = try #require(service.run(.position(0.25, relative: true)).state)
+        #expect(abs(back.position - 1.25) < 0.001)
+
+        let previous = try #require(service.run(.previous).state)
+        #expect(previous.status == "Paused")
+        #expect(previous.current?.title == "Duet")
+        #expect(previous.position == 0)
+        #expect(service.controller.queue().map(\.url.lastPathComponent).prefix(2) == ["id3v24-multi.mp3", "join-1.mp3"])
+    }
+
+    @Test("stop reports Stopped, still naming the item; play starts it again from its beginning")
+    func stopThenPlay() async throws {
+        let service = try ServiceHarness(pacing: .realTime)
+        let ids = service.add("join-1", "join-2")
+        service.run(.play)
+        _ = await service.waitFor { $0.status == "Playing" && $0.position > 0.1 }
+        let stopped = try #require(service.run(.stop).state)
+        #expect(stopped.status == "Stopped")
+        #expect(stopped.current?.id == ids[0])
+        #expect(stopped.position == 0)
+        service.run(.play)
+        let playing = await service.waitFor { $0.status == "Playing" && $0.current?.id == ids[0] }
+        #expect(playing != nil)
+    }
+
+    @Test("paused on the second item after playing, `position 1-` then `previous` is Paused on the first item")
+    func pausedOnSecondItemThenPrevious() async throws {
+        let service = try ServiceHarness(pacing: .realTime)
+        let ids = service.add("id3v24-multi", "join-1", "join-2")
+        service.run(.position(2.5, relative: false))
+        service.run(.play)
+        _ = await service.waitFor { $0.current?.id == ids[1] }
+        let paused = try #require(service.run(.pause).state)
+        #expect(paused.current?.id == ids[1])
+        let rewound = try #require(service.run(.position(-1, relative: true)).state)
+        #expect(rewound.status == "Paused")
+        #expect(rewound.current?.id == ids[1])
+        // The real-time sink may finish the period it was rendering (23 ms) after the pause.
+        #expect(abs(rewound.position - max(0, paused.position - 1)) < 0.03, "paused at \(paused.position)")
+
+        let previous = try #require(service.run(.previous).state)
+        #expect(previous.status == "Paused")
+        #expect(previous.current?.title == "Duet")
+        #expect(abs((previous.current?.length ?? 0) - 3.0) < 0.001)
+        #expect(previous.position == 0)
+        // Once the decoding thread has opened it, the engine itself reports the same.
+        await service.waitUntilOpened(try #require(previous.current?.id))
+        #expect(service.engine.cue()?.info?.metadata.title == "Duet")
+        #expect(service.status == previous)
+    }
+
+    @Test("a restored queue is Paused at the saved item and position, with its tags, before anything plays")
+    func restoredQueue() throws {
+        let store = try StateStore()
+        do {
+            let first = try ServiceHarness(store: store)
+            first.add("join-1", "id3v24-multi")
+            first.run(.next)
+            first.run(.position(2, relative: false))
+        }
+        let second = try ServiceHarness(store: store)
+        #expect(second.controller.restore())
+        let status = second.status
+        #expect(status.status == "Paused")
+        #expect(status.current?.title == "Duet")
+        #expect(abs(status.position - 2) < 0.001)
+        #expect(abs((status.current?.length ?? 0) - 3.0) < 0.001)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import QueuePlayer
+import QueuePlayerService
+import TestSupport
+
+/// The daemon's core in-process: an engine on a `NullSink`, a controller saving to an in-memory (or given) store,
+/// and the engine's events fed to the controller as the service feeds them. No socket, no process, no sleeps.
+final class ServiceHarness: Sendable {
+    let engine: PlaybackEngine
+    let controller: PlayerController
+    let store: StateStore
+    /// Every event the engine posted, from the start, after the controller has noted it. One reader.
+    let events: AsyncStream<PlaybackEvent>
+    private let feeding: Task<Void, Never>
+
+    init(pacing: NullSink.Pacing = .unpaced, store: StateStore? = nil) throws {
+        let logger = Logger(label: "test.service")
+        let store = try store ?? StateStore()
+        engine = PlaybackEngine(sink: NullSink(pacing: pacing), logger: logger)
+        controller = PlayerController(engine: engine, application: Application(), store: store, logger: logger)
+        self.store = store
+        let (events, noted) = AsyncStream.makeStream(of: PlaybackEvent.self)
+        self.events = events
+        feeding = Task { [engine, controller] in
+            for await event in engine.events {
+                controller.note(event)
+                noted.yield(event)
+            }
+            noted.finish()
+        }
+    }
+
+    deinit {
+        engine.shutdown()
+        feeding.cancel()
+    }
+
+    /// Carries out `command` as the socket would, and returns the reply.
+    @discardableResult
+    func run(_ command: ControlCommand) -> ControlReply {
+        controller.execute(command, id: nil)
+    }
+
+    /// Adds fixtures by name and returns their queue ids.
+    @discardableResult
+    func add(_ names: String...) -> [Int] {
+        run(.add(names.map { Fixtures.mp3($0).path })).added ?? []
+    }
+
+    /// The snapshot `status` replies with.
+    var status: PlayerSnapshot { controller.snapshot() }
+
+    /// Waits for the engine to have opened entry `id` (its `itemReady`), whether that came before or after the call.
+    func waitUntilOpened(_ id: Int) async {
+        for await event in events {
+            if case .itemReady(let info) = event, info.entry.id == id { return }
+        }
+    }
+
+    /// Waits on the subscription for the first snapshot that satisfies `condition`, and returns it.
+    func waitFor(_ condition: (PlayerSnapshot) -> Bool) async -> PlayerSnapshot? {
+        for await snapshot in controller.changes() where condition(snapshot) { return snapshot }
+        return nil
+    }
+}
