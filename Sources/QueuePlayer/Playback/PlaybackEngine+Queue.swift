@@ -23,8 +23,7 @@ extension PlaybackEngine {
             order.insert(contentsOf: entries, at: position)
             return (entries, state.reorder(to: order, audibleFrame: audible))
         }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut([.failSeeks(replaced), .wakeDecoder])
         return inserted
     }
 
@@ -40,8 +39,7 @@ extension PlaybackEngine {
         let replaced = state.withLock { state in
             state.reorder(to: state.order.filter { $0 != entry }, audibleFrame: audible)
         }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut([.failSeeks(replaced), .wakeDecoder])
     }
 
     /// Moves `entry` to `index` in ``queue()`` (clamped), keeping its id. Moving an entry to the front plays it
@@ -63,20 +61,13 @@ extension PlaybackEngine {
             }
             return (true, state.reorder(to: order, audibleFrame: audible))
         }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut([.failSeeks(replaced), .wakeDecoder])
         return moved
     }
 
     /// Removes every entry and stops playback; ``PlaybackEvent/queueFinished`` follows. Any thread.
     public func removeAll() {
-        let replaced = state.withLock { state in
-            state.pending = []
-            state.queueFinishedReported = false
-            return state.replaceRestart(with: Restart(startFrame: 0, resumes: nil))
-        }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut(state.withLock { $0.removeAll() })
     }
 }
 

@@ -47,76 +47,6 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
     let eventListener = Mutex<(@Sendable (PlaybackEvent) -> Void)?>(nil)
 
-    struct State {
-        var nextEntryID = 1
-        var pending: [QueueEntry] = []
-        var timeline = PlaybackTimeline()
-        var isPlaying = false
-        var threadsStarted = false
-        var isShuttingDown = false
-        var decoderIsIdle = false
-        var queueFinishedReported = false
-        var outputError: AudioSinkError?
-        /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
-        var restart: Restart?
-        /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
-        /// `.pause` or `.none`).
-        var holdsAtItemEnd = false
-        var volume: Float = 1
-        var isMuted = false
-        /// The decoding thread is waiting at an item's end.
-        var isHoldingAtItemEnd = false
-        /// Set to let a holding decoding thread go on to the next entry.
-        var holdReleased = false
-        var nextObserverID = 1
-        /// Time observers, and for each the item and the index of the next time it reports.
-        var timeObservers: [Int: ObserverProgress] = [:]
-
-        /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
-        /// otherwise the entries decoded, the playing one first, then `pending`.
-        var order: [QueueEntry] {
-            restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
-        }
-
-        /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
-        /// `false` once the lock is released.
-        mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
-            defer { restart = new }
-            return restart?.completions ?? []
-        }
-
-        /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
-        var opening: QueueEntry?
-
-        /// Makes every observer start over with the next item heard (after a skip or seek).
-        mutating func resetObserverProgress() {
-            for id in timeObservers.keys { timeObservers[id]?.entryID = nil }
-        }
-    }
-
-    /// How far one time observer has been told.
-    struct ObserverProgress {
-        let observer: TimeObserver
-        /// The entry the times count in; nil before the first item or after a skip or seek.
-        var entryID: Int?
-        /// The index of the next time to report (the multiple, or the boundary).
-        var nextIndex: Int64 = 0
-    }
-
-    /// Where playback starts again after a skip or a seek.
-    struct Restart {
-        /// The frame of the first pending entry to start at.
-        var startFrame: Int
-        /// The entry being resumed (a seek, or an edit of what follows it): it posts no second
-        /// ``PlaybackEvent/itemStarted(_:)``.
-        var resumes: QueueEntry?
-        /// True for a queue edit, which is no jump in time: time observers go on where they were.
-        var keepsObservers = false
-        /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
-        /// seek or edit replaced this one first.
-        var completions: [@Sendable (Bool) -> Void] = []
-    }
-
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
     /// default holds about 0.75 s). `logger` receives warnings about items and the output.
     public init(
@@ -137,40 +67,22 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult
     public func enqueue(_ urls: [URL]) -> [QueueEntry] {
-        let entries = state.withLock { state -> [QueueEntry] in
-            let entries = urls.map { url in
-                defer { state.nextEntryID += 1 }
-                return QueueEntry(id: state.nextEntryID, url: url)
-            }
-            state.pending.append(contentsOf: entries)
-            state.queueFinishedReported = false
-            return entries
-        }
-        decoderWake.signal()
+        let (entries, actions) = state.withLock { $0.enqueue(urls) }
+        carryOut(actions)
         return entries
     }
 
     /// Appends entries that keep the ids they had (restoring a saved queue); later entries get ids above them.
     /// Any thread.
     public func enqueue(restoring entries: [QueueEntry]) {
-        state.withLock { state in
-            state.pending.append(contentsOf: entries)
-            state.nextEntryID = max(state.nextEntryID, (entries.map(\.id).max() ?? 0) + 1)
-            state.queueFinishedReported = false
-        }
-        decoderWake.signal()
+        carryOut(state.withLock { $0.enqueue(restoring: entries) })
     }
 
     /// Makes the first queued entry start at `frame` when playback starts, announced as a new start (an
     /// ``PlaybackEvent/itemStarted(_:)``, unlike a seek's): for restoring a saved position before the first
     /// ``play()``. Any thread.
     public func cue(startFrame frame: Int) {
-        let replaced = state.withLock { state in
-            state.pending = state.order
-            return state.replaceRestart(with: Restart(startFrame: max(0, frame), resumes: nil))
-        }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut(state.withLock { $0.cue(startFrame: frame) })
     }
 
     /// Calls `block` on `queue` with the current item's time (`MediaTime` in the item's sample rate) at every multiple
@@ -248,18 +160,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         // Reported before playback starts, so the time is where it starts (and, on the first play, nothing is
         // reported: the observers' 0 follows when the first frame is heard).
         reportCurrentTime()
-        let startThreads = state.withLock { state -> Bool in
-            guard !state.isShuttingDown else { return false }
-            state.isPlaying = true
-            defer { state.threadsStarted = true }
-            return !state.threadsStarted
-        }
-        if startThreads {
-            PosixThread.start(name: "QP decode") { [self] in runDecoding() }
-            PosixThread.start(name: "QP events") { [self] in runEvents() }
-        } else {
-            sink.setPaused(false)
-        }
+        carryOut(state.withLock { $0.play() })
     }
 
     /// True between ``play()`` and ``pause()``. Part of ``BackgroundPausable``.
@@ -267,8 +168,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
     public func pause() {
-        state.withLock { $0.isPlaying = false }
-        sink.setPaused(true)
+        carryOut(state.withLock { $0.pause() })
         reportCurrentTime()
     }
 
@@ -276,20 +176,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// the next entry. No ``PlaybackEvent/itemFinished(_:)`` is posted for the item left. Does nothing when nothing
     /// is queued. Any thread; takes effect within one decoding chunk.
     public func advanceToNextItem() {
-        let replaced = state.withLock { state -> [@Sendable (Bool) -> Void] in
-            if state.isHoldingAtItemEnd, state.restart == nil, state.timeline.isEmpty {
-                // The item held at its end has been heard to its end: going on is moving to the next entry.
-                state.holdReleased = true
-                return []
-            }
-            let order = state.order
-            guard !order.isEmpty else { return [] }
-            state.pending = Array(order.dropFirst())
-            state.queueFinishedReported = false
-            return state.replaceRestart(with: Restart(startFrame: 0, resumes: nil))
-        }
-        replaced.forEach { $0(false) }
-        wakeDecoder()
+        carryOut(state.withLock { $0.advanceToNextItem() })
     }
 
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
@@ -323,13 +210,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// (the default), items follow each other with no gap. Turning it off releases a hold. Any thread.
     public var holdsAtItemEnd: Bool {
         get { state.withLock { $0.holdsAtItemEnd } }
-        set {
-            state.withLock { state in
-                state.holdsAtItemEnd = newValue
-                if !newValue { state.holdReleased = true }
-            }
-            wakeDecoder()
-        }
+        set { carryOut(state.withLock { $0.setHoldsAtItemEnd(newValue) }) }
     }
 
     /// Plays the first entry of ``queue()`` (the item being heard, or the one about to be) from `frame` (0-based,
@@ -338,17 +219,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// has restarted at `frame`, or `false` if another skip, seek or edit replaced this one first. Any thread.
     @discardableResult
     public func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
-        let (accepted, superseded) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
-            let order = state.order
-            guard let playing = order.first else { return (false, []) }
-            state.pending = order
-            let superseded = state.replaceRestart(
-                with: Restart(startFrame: max(0, frame), resumes: playing, completions: completion.map { [$0] } ?? []))
-            state.queueFinishedReported = false
-            return (true, superseded)
-        }
-        superseded.forEach { $0(false) }
-        if accepted { wakeDecoder() } else { completion?(false) }
+        let (accepted, actions) = state.withLock { $0.seek(toFrame: frame, completion: completion) }
+        carryOut(actions)
         return accepted
     }
 
@@ -399,19 +271,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Safe to call twice.
     public func shutdown() {
-        let (wasRunning, unfinished) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
-            defer {
-                state.isShuttingDown = true
-                state.restart?.completions = []
-            }
-            return (!state.isShuttingDown, state.restart?.completions ?? [])
-        }
-        unfinished.forEach { $0(false) }
-        guard wasRunning else { return }
-        decoderWake.signal()
-        renderer.wakeProgressWaiter()
-        sink.stop()
-        eventContinuation.finish()
+        carryOut(state.withLock { $0.shutDown() })
     }
 
     /// The ring frame being heard now: estimated from the sink's latency, and never less than what a drain
@@ -458,16 +318,38 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         eventContinuation.yield(event)
     }
 
-    var isShuttingDown: Bool { state.withLock { $0.isShuttingDown || $0.outputError != nil } }
+    /// True once the threads must stop: shut down, or the output failed.
+    var isShuttingDown: Bool { state.withLock { $0.phase.isFinal } }
 
     func outputFailed(_ error: AudioSinkError) {
-        let first = state.withLock { state -> Bool in
-            defer { state.outputError = state.outputError ?? error }
-            return state.outputError == nil
+        carryOut(state.withLock { $0.outputFailed(error) })
+    }
+
+    /// Carries out what a transition returned, in order, outside the lock.
+    func carryOut(_ actions: [Action]) {
+        for action in actions {
+            switch action {
+            case .startThreads:
+                PosixThread.start(name: "QP decode") { [self] in runDecoding() }
+                PosixThread.start(name: "QP events") { [self] in runEvents() }
+            case .resumeOutput:
+                sink.setPaused(false)
+            case .pauseOutput:
+                sink.setPaused(true)
+            case .wakeDecoder:
+                wakeDecoder()
+            case .failSeeks(let completions):
+                completions.forEach { $0(false) }
+            case .stopEverything:
+                decoderWake.signal()
+                renderer.wakeProgressWaiter()
+                sink.stop()
+                eventContinuation.finish()
+            case .reportOutputFailure(let error):
+                post(.outputFailed(error))
+                decoderWake.signal()
+                renderer.wakeProgressWaiter()
+            }
         }
-        guard first else { return }
-        post(.outputFailed(error))
-        decoderWake.signal()
-        renderer.wakeProgressWaiter()
     }
 }

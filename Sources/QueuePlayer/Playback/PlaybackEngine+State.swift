@@ -1,0 +1,252 @@
+import FoundationEssentials
+
+extension PlaybackEngine {
+    /// Where the engine is in its life. The decoding thread's progress within a phase (opening an entry, carrying
+    /// out a restart, holding at an item's end) is in ``State``'s other fields; ``State/activity`` names it.
+    enum Phase: Equatable {
+        /// Never played: the threads do not exist yet. Entries may be queued, cued and sought; nothing is opened.
+        case idle
+        /// Playback is wanted and the output is running.
+        case playing
+        /// Playback was started, then paused: the output is paused and keeps what it holds.
+        case paused
+        /// The output failed: the threads have stopped and nothing more is heard.
+        case outputLost(AudioSinkError)
+        /// ``PlaybackEngine/shutdown()`` was called: the threads have stopped and commands do nothing.
+        case shutDown
+
+        /// True once the threads must stop.
+        var isFinal: Bool {
+            switch self {
+            case .outputLost, .shutDown: true
+            case .idle, .playing, .paused: false
+            }
+        }
+    }
+
+    /// What the decoding thread is doing within a phase, for the table of transitions and for diagnostics.
+    enum Activity: Equatable {
+        /// Nothing queued past what was heard.
+        case empty
+        /// Entries wait to be opened or are being decoded.
+        case decoding
+        /// A skip, seek, cue or edit waits to be carried out (``State/restart``).
+        case restarting
+        /// Stopped at an item's end until released (``State/holdsAtItemEnd``).
+        case holdingAtItemEnd
+    }
+
+    /// What a transition asks the engine to do once its lock is released. Transitions never block, call out or
+    /// touch the sink: they return actions, and the engine carries them out in order.
+    enum Action {
+        /// Start the decoding and event threads (the first play).
+        case startThreads
+        /// Unpause the output.
+        case resumeOutput
+        /// Pause the output; it keeps what it holds.
+        case pauseOutput
+        /// Wake the decoding thread wherever it waits: the order, a restart or a hold changed.
+        case wakeDecoder
+        /// Tell these seek completions `false`: the seek was replaced, or the engine stopped first.
+        case failSeeks([@Sendable (Bool) -> Void])
+        /// Stop the threads and the output, and finish the events.
+        case stopEverything
+        /// Post ``PlaybackEvent/outputFailed(_:)`` and let the threads stop.
+        case reportOutputFailure(AudioSinkError)
+    }
+
+    /// The engine's whole state: one value under the engine's lock. Commands are the pure transitions below, each
+    /// returning the ``Action``s to carry out outside the lock; the threads read and update the decoding fields.
+    struct State {
+        var nextEntryID = 1
+        var pending: [QueueEntry] = []
+        var timeline = PlaybackTimeline()
+        var phase = Phase.idle
+        var decoderIsIdle = false
+        var queueFinishedReported = false
+        /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
+        var restart: Restart?
+        /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
+        /// `.pause` or `.none`).
+        var holdsAtItemEnd = false
+        var volume: Float = 1
+        var isMuted = false
+        /// The decoding thread is waiting at an item's end.
+        var isHoldingAtItemEnd = false
+        /// Set to let a holding decoding thread go on to the next entry.
+        var holdReleased = false
+        var nextObserverID = 1
+        /// Time observers, and for each the item and the index of the next time it reports.
+        var timeObservers: [Int: ObserverProgress] = [:]
+
+        /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
+        /// otherwise the entries decoded, the playing one first, then `pending`.
+        var order: [QueueEntry] {
+            restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
+        }
+
+        /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
+        /// `false` once the lock is released.
+        mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
+            defer { restart = new }
+            return restart?.completions ?? []
+        }
+
+        /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
+        var opening: QueueEntry?
+
+        /// Makes every observer start over with the next item heard (after a skip or seek).
+        mutating func resetObserverProgress() {
+            for id in timeObservers.keys { timeObservers[id]?.entryID = nil }
+        }
+    }
+
+    /// How far one time observer has been told.
+    struct ObserverProgress {
+        let observer: TimeObserver
+        /// The entry the times count in; nil before the first item or after a skip or seek.
+        var entryID: Int?
+        /// The index of the next time to report (the multiple, or the boundary).
+        var nextIndex: Int64 = 0
+    }
+
+    /// Where playback starts again after a skip or a seek.
+    struct Restart {
+        /// The frame of the first pending entry to start at.
+        var startFrame: Int
+        /// The entry being resumed (a seek, or an edit of what follows it): it posts no second
+        /// ``PlaybackEvent/itemStarted(_:)``.
+        var resumes: QueueEntry?
+        /// True for a queue edit, which is no jump in time: time observers go on where they were.
+        var keepsObservers = false
+        /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
+        /// seek or edit replaced this one first.
+        var completions: [@Sendable (Bool) -> Void] = []
+    }
+}
+
+extension PlaybackEngine.State {
+    typealias Action = PlaybackEngine.Action
+    typealias Restart = PlaybackEngine.Restart
+
+    /// True between ``play()`` and ``pause()``.
+    var isPlaying: Bool { phase == .playing }
+
+    /// What the decoding thread is doing (see ``PlaybackEngine/Activity``).
+    var activity: PlaybackEngine.Activity {
+        if restart != nil { return .restarting }
+        if isHoldingAtItemEnd { return .holdingAtItemEnd }
+        return order.isEmpty ? .empty : .decoding
+    }
+
+    /// Playback wanted: starts the threads the first time, unpauses the output after a pause.
+    mutating func play() -> [Action] {
+        switch phase {
+        case .idle:
+            phase = .playing
+            return [.startThreads]
+        case .paused:
+            phase = .playing
+            return [.resumeOutput]
+        case .playing, .outputLost, .shutDown:
+            return []
+        }
+    }
+
+    /// Playback not wanted: pauses the output, which keeps what it holds. Before the first play, nothing to do.
+    mutating func pause() -> [Action] {
+        guard phase == .playing else { return [] }
+        phase = .paused
+        return [.pauseOutput]
+    }
+
+    /// Appends entries with new ids.
+    mutating func enqueue(_ urls: [URL]) -> ([QueueEntry], [Action]) {
+        let entries = urls.map { url in
+            defer { nextEntryID += 1 }
+            return QueueEntry(id: nextEntryID, url: url)
+        }
+        guard !phase.isFinal else { return (entries, []) }
+        pending.append(contentsOf: entries)
+        queueFinishedReported = false
+        return (entries, [.wakeDecoder])
+    }
+
+    /// Appends entries that keep their ids; later entries get ids above them.
+    mutating func enqueue(restoring entries: [QueueEntry]) -> [Action] {
+        nextEntryID = max(nextEntryID, (entries.map(\.id).max() ?? 0) + 1)
+        guard !phase.isFinal else { return [] }
+        pending.append(contentsOf: entries)
+        queueFinishedReported = false
+        return [.wakeDecoder]
+    }
+
+    /// The first entry of the order starts at `frame` when playback reaches it, announced as a new start.
+    mutating func cue(startFrame frame: Int) -> [Action] {
+        guard !phase.isFinal else { return [] }
+        pending = order
+        return restart(with: Restart(startFrame: max(0, frame), resumes: nil))
+    }
+
+    /// Plays the first entry of the order from `frame`; false (and the completion told so) with an empty queue.
+    mutating func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)?) -> (Bool, [Action]) {
+        let completions = completion.map { [$0] } ?? []
+        guard !phase.isFinal, let playing = order.first else { return (false, [.failSeeks(completions)]) }
+        pending = order
+        queueFinishedReported = false
+        let restart = Restart(startFrame: max(0, frame), resumes: playing, completions: completions)
+        return (true, self.restart(with: restart))
+    }
+
+    /// Leaves the entry being heard for the next; releases a hold whose item has been heard to its end.
+    mutating func advanceToNextItem() -> [Action] {
+        guard !phase.isFinal else { return [] }
+        if isHoldingAtItemEnd, restart == nil, timeline.isEmpty {
+            // The item held at its end has been heard to its end: going on is moving to the next entry.
+            holdReleased = true
+            return [.wakeDecoder]
+        }
+        let order = order
+        guard !order.isEmpty else { return [] }
+        pending = Array(order.dropFirst())
+        queueFinishedReported = false
+        return restart(with: Restart(startFrame: 0, resumes: nil))
+    }
+
+    /// Forgets every entry; the queue then finishes.
+    mutating func removeAll() -> [Action] {
+        guard !phase.isFinal else { return [] }
+        pending = []
+        queueFinishedReported = false
+        return restart(with: Restart(startFrame: 0, resumes: nil))
+    }
+
+    /// Stops (true) or stops no more (false) at each item's end; turning it off releases a hold.
+    mutating func setHoldsAtItemEnd(_ holds: Bool) -> [Action] {
+        holdsAtItemEnd = holds
+        if !holds { holdReleased = true }
+        return [.wakeDecoder]
+    }
+
+    /// The end: every waiting seek is told `false`, and the threads and output stop (once).
+    mutating func shutDown() -> [Action] {
+        let unfinished = restart?.completions ?? []
+        restart?.completions = []
+        guard phase != .shutDown else { return [.failSeeks(unfinished)] }
+        phase = .shutDown
+        return [.failSeeks(unfinished), .stopEverything]
+    }
+
+    /// The output failed: reported once; the threads stop.
+    mutating func outputFailed(_ error: AudioSinkError) -> [Action] {
+        guard !phase.isFinal else { return [] }
+        phase = .outputLost(error)
+        return [.reportOutputFailure(error)]
+    }
+
+    /// Makes `new` the waiting restart, replacing any: the replaced one's seeks are told `false`.
+    private mutating func restart(with new: Restart) -> [Action] {
+        let replaced = replaceRestart(with: new)
+        return (replaced.isEmpty ? [] : [.failSeeks(replaced)]) + [.wakeDecoder]
+    }
+}
