@@ -5,7 +5,7 @@ import QueuePlayer
 import ServiceLifecycle
 import Synchronization
 
-/// Runs a ``PlaybackEngine`` as a service: reports its events, draws the status line, and stops it cleanly on
+/// Runs a ``QueuePlayer`` as a service: reports its events, draws the status line, and stops it cleanly on
 /// graceful shutdown (SIGINT, SIGTERM) or, with `exitWhenEmpty`, once the queue has been heard.
 package final class PlaybackService: Service {
     /// How the run ended, for the exit status.
@@ -14,10 +14,9 @@ package final class PlaybackService: Service {
         package var outputError: AudioSinkError?
     }
 
-    private let engine: PlaybackEngine
+    private let player: QueuePlayer
     private let controller: PlayerController
     private let application: Application
-    private let policy: BackgroundPlaybackPolicy
     private let startsPlaying: Bool
     private let exitWhenEmpty: Bool
     private let terminal: Int32?
@@ -29,14 +28,13 @@ package final class PlaybackService: Service {
     /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
     /// entering the background.
     package init(
-        engine: PlaybackEngine, controller: PlayerController, application: Application,
-        policy: BackgroundPlaybackPolicy, startsPlaying: Bool, exitWhenEmpty: Bool,
+        player: QueuePlayer, controller: PlayerController, application: Application, startsPlaying: Bool,
+        exitWhenEmpty: Bool,
         terminal: Int32?, backgroundLogInterval: Double, stateURL: URL, logger: Logger
     ) {
-        self.engine = engine
+        self.player = player
         self.controller = controller
         self.application = application
-        self.policy = policy
         self.startsPlaying = startsPlaying
         self.exitWhenEmpty = exitWhenEmpty
         self.terminal = terminal
@@ -49,8 +47,10 @@ package final class PlaybackService: Service {
     package var outcome: Outcome { outcomeStorage.withLock { $0 } }
 
     package func run() async throws {
+        // Subscribed before anything plays, so that no event is missed.
+        let events = player.playbackEvents()
         let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
-        let logging = engine.addPeriodicTimeObserver(
+        let logging = player.addPeriodicTimeObserver(
             forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000),
             queue: DispatchQueue(label: "queueplayer.background-log")
         ) { [self] time in
@@ -60,9 +60,9 @@ package final class PlaybackService: Service {
         }
         defer {
             application.removeObserver(saving)
-            engine.removeTimeObserver(logging)
+            player.removeObserver(logging)
         }
-        if startsPlaying { policy.playUnlessBackgrounded() }
+        if startsPlaying { player.playUnlessBackgrounded() }
         // Saved once playback is under way, so that writing the store does not delay the first sound.
         controller.saveAll()
         await withGracefulShutdownHandler {
@@ -71,15 +71,15 @@ package final class PlaybackService: Service {
                     group.addTask { await self.drawStatusLine() }
                 }
                 group.addTask { await self.tellPositionEverySecond() }
-                await reportEvents()
+                await reportEvents(events)
                 group.cancelAll()
             }
         } onGracefulShutdown: {
             self.controller.saveAll()
-            self.engine.shutdown()
+            self.player.shutdown()
         }
         controller.saveAll()
-        engine.shutdown()
+        player.shutdown()
         if terminal != nil { StatusLine().finish() }
     }
 
@@ -89,8 +89,8 @@ package final class PlaybackService: Service {
         logger.info("saved the state to \(stateURL.path)")
     }
 
-    private func reportEvents() async {
-        for await event in engine.events {
+    private func reportEvents(_ events: AsyncStream<PlaybackEvent>) async {
+        for await event in events {
             controller.note(event)
             switch event {
             case .itemStarted(let item):
@@ -125,7 +125,7 @@ package final class PlaybackService: Service {
     private func tellPositionEverySecond() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            guard engine.isPlaybackRequested else { continue }
+            guard player.isPlaybackRequested else { continue }
             controller.checkpoint()
             controller.broadcast()
         }
@@ -135,7 +135,7 @@ package final class PlaybackService: Service {
         let line = StatusLine()
         while !Task.isCancelled {
             if application.applicationState == .active, ProcessLifecycle.ownsTerminal(terminal) {
-                line.render(engine.status())
+                line.render(player)
             }
             try? await Task.sleep(for: .milliseconds(200))
         }

@@ -9,11 +9,15 @@ package struct StatusLine {
     /// True when standard output is a terminal, so a status line makes sense.
     package static var isAvailable: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// Redraws the line for `status`.
-    package func render(_ status: PlaybackEngine.Status) {
-        guard let item = status.current else { return }
-        let symbol = status.isPlaying ? "▶" : "⏸"
-        let text = "\(symbol) \(item.entry.displayName)  \(Self.clock(status.elapsed)) / \(Self.clock(item.duration))"
+    /// Redraws the line for `player`'s current item; draws nothing while there is none.
+    package func render(_ player: QueuePlayer) {
+        guard let item = player.currentItem else { return }
+        let symbol = player.playbackState == .playing ? "▶" : "⏸"
+        let elapsed = player.currentTime()
+        let length = item.duration
+        let text =
+            "\(symbol) \(item.url.lastPathComponent)  \(Self.clock(elapsed.isNumeric ? elapsed.seconds : 0)) / "
+            + Self.clock(length.isNumeric ? length.seconds : 0)
         write("\r\u{1B}[2K" + text)
     }
 

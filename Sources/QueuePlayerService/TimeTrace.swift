@@ -6,7 +6,7 @@ import QueuePlayer
 /// time against a recording of the output (`scripts/audible-time`).
 ///
 /// Each observer call appends one line, `BEFORE OBSERVED REPORTED AFTER`, in seconds: CLOCK_MONOTONIC just before
-/// and just after the engine's audible time was read, the observer's item time, and that audible time. Lines are written on the
+/// and just after the player's audible time was read, the observer's item time, and that audible time. Lines are written on the
 /// trace's own serial queue, never on the audio path.
 package final class TimeTrace: Sendable {
     private let descriptor: Int32
@@ -24,12 +24,12 @@ package final class TimeTrace: Sendable {
         close(descriptor)
     }
 
-    /// Starts tracing `engine`'s item time every 10 ms.
-    package func attach(to engine: PlaybackEngine) {
-        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
+    /// Starts tracing `player`'s item time every 10 ms.
+    package func attach(to player: QueuePlayer) {
+        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 100), queue: queue) {
             [self] observed in
             let before = Self.monotonicSeconds()
-            let reported = engine.status().elapsed
+            let reported = player.currentTime().seconds
             let after = Self.monotonicSeconds()
             append("\(before) \(observed.seconds) \(reported) \(after)\n")
         }

@@ -88,24 +88,23 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         let application = Application.shared
         try configure(application, logger: logger)
-        let engine = PlaybackEngine(sink: sink, logger: logger)
+        let player = QueuePlayer(sink: sink, logger: logger, application: application)
+        player.resumesAfterBackground = lifecycle.resumeOnForeground
         if let timeTrace {
             do {
-                try TimeTrace(path: timeTrace).attach(to: engine)
+                try TimeTrace(path: timeTrace).attach(to: player)
             } catch {
                 throw ValidationError(error.description)
             }
         }
         let controller = PlayerController(
-            engine: engine, application: application, store: try openStore(logger: logger), logger: logger)
-        let restored = fillQueue(engine, controller: controller, logger: logger)
-        let policy = BackgroundPlaybackPolicy(
-            player: engine, application: application, resumesOnForeground: lifecycle.resumeOnForeground)
+            player: player, application: application, store: try openStore(logger: logger), logger: logger)
+        let restored = fillQueue(player, controller: controller, logger: logger)
         let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
         if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
             application.enterBackground()
         }
-        controller.onQuit { [engine] in engine.shutdown() }
+        controller.onQuit { [player] in player.shutdown() }
         let server: ControlServer
         do {
             server = try await ControlServer(
@@ -116,8 +115,8 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         defer { server.removeSocketFile() }
         let service = PlaybackService(
-            engine: engine, controller: controller, application: application, policy: policy,
-            startsPlaying: !restored || resume, exitWhenEmpty: exitWhenEmpty,
+            player: player, controller: controller, application: application, startsPlaying: !restored || resume,
+            exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
@@ -175,9 +174,9 @@ struct DaemonCommand: AsyncParsableCommand {
     }
 
     /// Queues the ITEMs, or with none restores the saved queue. Returns true when a saved queue was restored.
-    private func fillQueue(_ engine: PlaybackEngine, controller: PlayerController, logger: Logger) -> Bool {
+    private func fillQueue(_ player: QueuePlayer, controller: PlayerController, logger: Logger) -> Bool {
         guard items.isEmpty else {
-            engine.enqueue(ItemPaths.expand(items, logger: logger))
+            player.insert(ItemPaths.expand(items, logger: logger), after: nil)
             return false
         }
         if controller.restore() { return true }

@@ -77,9 +77,9 @@ struct PausedStateTests {
         #expect(previous.current?.title == "Duet")
         #expect(abs((previous.current?.length ?? 0) - 3.0) < 0.001)
         #expect(previous.position == 0)
-        // Once the decoding thread has opened it, the engine itself reports the same.
+        // Once the decoding thread has opened it, the player itself reports the same.
         await service.waitUntilOpened(try #require(previous.current?.id))
-        #expect(service.engine.cue()?.info?.metadata.title == "Duet")
+        #expect(service.player.currentItem?.metadata.title == "Duet")
         #expect(service.status == previous)
     }
 

@@ -4,26 +4,28 @@ import QueuePlayer
 import QueuePlayerService
 import TestSupport
 
-/// The daemon's core in-process: an engine on a `NullSink`, a controller saving to an in-memory (or given) store,
-/// and the engine's events fed to the controller as the service feeds them. No socket, no process, no sleeps.
+/// The daemon's core in-process: a player on a `NullSink`, a controller saving to an in-memory (or given) store,
+/// and the player's events fed to the controller as the service feeds them. No socket, no process, no sleeps.
 final class ServiceHarness: Sendable {
-    let engine: PlaybackEngine
+    let player: QueuePlayer
     let controller: PlayerController
     let store: StateStore
-    /// Every event the engine posted, from the start, after the controller has noted it. One reader.
+    /// Every event the player posted, from the start, after the controller has noted it. One reader.
     let events: AsyncStream<PlaybackEvent>
     private let feeding: Task<Void, Never>
 
     init(pacing: NullSink.Pacing = .unpaced, store: StateStore? = nil) throws {
         let logger = Logger(label: "test.service")
         let store = try store ?? StateStore()
-        engine = PlaybackEngine(sink: NullSink(pacing: pacing), logger: logger)
-        controller = PlayerController(engine: engine, application: Application(), store: store, logger: logger)
+        let application = Application()
+        player = QueuePlayer(sink: NullSink(pacing: pacing), logger: logger, application: application)
+        controller = PlayerController(player: player, application: application, store: store, logger: logger)
         self.store = store
         let (events, noted) = AsyncStream.makeStream(of: PlaybackEvent.self)
         self.events = events
-        feeding = Task { [engine, controller] in
-            for await event in engine.events {
+        let playerEvents = player.playbackEvents()
+        feeding = Task { [controller] in
+            for await event in playerEvents {
                 controller.note(event)
                 noted.yield(event)
             }
@@ -32,7 +34,7 @@ final class ServiceHarness: Sendable {
     }
 
     deinit {
-        engine.shutdown()
+        player.shutdown()
         feeding.cancel()
     }
 
@@ -51,7 +53,7 @@ final class ServiceHarness: Sendable {
     /// The snapshot `status` replies with.
     var status: PlayerSnapshot { controller.snapshot() }
 
-    /// Waits for the engine to have opened entry `id` (its `itemReady`), whether that came before or after the call.
+    /// Waits for the player to have opened entry `id` (its `itemReady`), whether that came before or after the call.
     func waitUntilOpened(_ id: Int) async {
         for await event in events {
             if case .itemReady(let info) = event, info.entry.id == id { return }

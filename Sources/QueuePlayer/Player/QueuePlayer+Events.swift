@@ -8,6 +8,7 @@ extension QueuePlayer {
         case .itemStarted(let info):
             setCurrentItem(item(for: info.entry))
         case .itemFinished(let entry):
+            remember(entry.url)
             guard let item = item(for: entry) else { break }
             item.noteTime(item.duration)
             if actionAtItemEnd == .pause {
@@ -17,6 +18,7 @@ extension QueuePlayer {
             post(.didPlayToEndTime(item))
             release(entry)
         case .itemFailed(let entry, let error):
+            remember(entry.url)
             guard let item = item(for: entry) else { break }
             item.markFailed(error)
             post(.failedToPlayToEndTime(item, error))
@@ -27,10 +29,7 @@ extension QueuePlayer {
             state.withLock { $0.outputError = error }
         }
         notifyPropertyObservers()
-    }
-
-    private func item(for entry: QueueEntry) -> PlayerItem? {
-        state.withLock { $0.items[entry.id] }
+        for continuation in state.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }
     }
 
     /// Makes `item` current and tells the current-item observers and streams, each call made with the new picture.

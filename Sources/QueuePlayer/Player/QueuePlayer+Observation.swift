@@ -69,6 +69,14 @@ extension QueuePlayer {
         stream(\.currentItemStreams)
     }
 
+    /// The engine's events from now on (items opened, started, finished or failed, the queue finished, the output
+    /// failed), each delivered after the player has applied it, so the getters agree with it. For services that
+    /// log or persist per entry; observers are the way to render. Each call returns a new sequence; it finishes
+    /// after ``shutdown()``.
+    public func playbackEvents() -> AsyncStream<PlaybackEvent> {
+        stream(\.eventStreams)
+    }
+
     /// The item notifications from now on. Each call returns a new sequence.
     public func notifications() -> AsyncStream<Notification> {
         stream(\.notificationStreams)
@@ -180,6 +188,7 @@ extension QueuePlayer {
             self?.state.withLock { state in
                 state.currentItemStreams[id] = nil
                 state.notificationStreams[id] = nil
+                state.eventStreams[id] = nil
             }
         }
         return stream

@@ -76,7 +76,12 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var propertyObservers: [Int: PropertyObserver] = [:]
         var currentItemStreams: [Int: AsyncStream<PlayerItem?>.Continuation] = [:]
         var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
+        var eventStreams: [Int: AsyncStream<PlaybackEvent>.Continuation] = [:]
         var backgroundPolicy: BackgroundPlaybackPolicy?
+        /// True from ``QueuePlayer/stop()`` until the next ``QueuePlayer/play()``.
+        var isStopped = false
+        /// The files finished, failed or skipped, oldest first, at most ``QueuePlayer/historyLimit``.
+        var history: [URL] = []
     }
 
     /// Creates a player that plays `items` through `sink`, paused until ``play()``. It follows `application`'s
@@ -132,12 +137,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     public func insert(_ item: PlayerItem, after: PlayerItem?) {
         guard canInsert(item, after: after) else { return }
         command {
-            let previous = after.flatMap { after in state.withLock { $0.entries[ObjectIdentifier(after)] } }
-            guard let entry = engine.insert([item.url], after: previous).first else { return }
-            state.withLock { state in
-                state.items[entry.id] = item
-                state.entries[ObjectIdentifier(item)] = entry
-            }
+            insertItems([item], after: after.flatMap(entry(for:)))
         }
     }
 
@@ -156,25 +156,33 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
-    /// Empties the queue; the current item becomes nil.
+    /// Empties the queue; the current item becomes nil at once (its observers are told now).
     public func removeAllItems() {
         command {
             engine.removeAll()
             state.withLock { state in
                 state.items = [:]
                 state.entries = [:]
+                state.heldEntryID = nil
             }
+            setCurrentItem(nil)
         }
     }
 
-    /// Ends the current item and plays the next one.
+    /// Ends the current item and plays the next one. The item left goes into the ``history()``.
     public func advanceToNextItem() {
         command {
-            let left = engine.queue().first
-            engine.advanceToNextItem()
-            // The item left posts no end: it is let go here.
-            if let left, !engine.queue().contains(left) { release(left) }
+            guard let left = engine.queue().first else { return }
+            remember(left.url)
+            skip(left)
         }
+    }
+
+    /// Moves past `left`, the first entry, without remembering it.
+    func skip(_ left: QueueEntry) {
+        engine.advanceToNextItem()
+        // The item left posts no end: it is let go here.
+        if !engine.queue().contains(left) { release(left) }
     }
 
     /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
@@ -197,7 +205,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Sets the rate to 1.
     public func play() {
         command {
-            state.withLock { $0.rate = 1 }
+            state.withLock { state in
+                state.rate = 1
+                state.isStopped = false
+            }
             engine.play()
         }
     }
@@ -283,6 +294,12 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         if let call = ObserverCall.current, ObserverCall.view(of: self, commandCount: commandCount) != nil {
             return call.time
         }
+        if let held = heldItem() { return held.duration.isNumeric ? held.duration : .zero }
+        if let cue = engine.cue() {
+            guard cue.startFrame > 0 else { return .zero }
+            let sampleRate = cue.info?.format.sampleRate ?? item(for: cue.entry).flatMap(loadedSampleRate)
+            return sampleRate.map { MediaTime(value: Int64(cue.startFrame), timescale: Int32($0)) } ?? .zero
+        }
         let status = engine.status()
         guard let item = status.current else {
             return state.withLock { $0.currentItem }.map { $0.duration.isNumeric ? $0.duration : .zero } ?? .zero
@@ -303,15 +320,14 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             { @Sendable (finished: Bool) in queue.async { handler(finished) } }
         }
         return command {
-            let itemRate = currentItem.map(\.duration).flatMap { $0.isNumeric ? Int($0.timescale) : nil }
-            guard time.isNumeric, let rate = engine.status().current?.format.sampleRate ?? itemRate,
+            guard time.isNumeric, let rate = currentItem.flatMap(loadedSampleRate),
                 case let frames = time.convertScale(Int32(rate)), frames.isNumeric
             else {
                 completion?(false)
                 return false
             }
-            // The engine tells `completion` itself, refused or not.
-            guard engine.seek(toFrame: Int(clamping: max(0, frames.value)), completion: completion) else {
+            // Told `completion` itself, refused or not.
+            guard restartCurrentItem(atFrame: Int(clamping: max(0, frames.value)), completion: completion) else {
                 return false
             }
             if let item = currentItem {
@@ -342,9 +358,18 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
         let queued = engine.queue()
+        let cue = entry == nil ? engine.cue() : nil
         return state.withLock { state in
-            let current = entry.flatMap { state.items[$0.id] } ?? state.currentItem ?? queued.first.flatMap {
-                state.items[$0.id]
+            let current: PlayerItem?
+            if let entry, let item = state.items[entry.id] {
+                current = item
+            } else if let held = Self.heldItem(in: state) {
+                current = held
+            } else if let cue, let item = state.items[cue.entry.id] {
+                // Nothing is heard, or a skip or seek is under way: the item that plays next is current.
+                current = item
+            } else {
+                current = state.currentItem ?? queued.first.flatMap { state.items[$0.id] }
             }
             var reason: WaitingReason?
             if state.rate != 0 {

@@ -4,7 +4,7 @@ import Logging
 import QueuePlayer
 import Synchronization
 
-/// Carries out control commands on the engine, keeps the state store current (queue and history before each reply,
+/// Carries out control commands on a ``QueuePlayer`` (its public API, nothing else), keeps the state store current (queue and history before each reply,
 /// the position while it moves), and tells subscribers what changed. The control socket and MPRIS read the same
 /// snapshots, so they never disagree.
 ///
@@ -14,10 +14,7 @@ import Synchronization
 ///
 /// Threading: any thread or task.
 package final class PlayerController: Sendable {
-    /// How many finished or skipped items `previous` can go back through.
-    package static let historyLimit = 1000
-
-    private let engine: PlaybackEngine
+    private let player: QueuePlayer
     private let application: Application
     private let store: StateStore
     private let logger: Logger
@@ -26,16 +23,15 @@ package final class PlayerController: Sendable {
     private let telling = Mutex(())
 
     private struct ControllerState {
-        var isStopped = false
         var jumps = 0
         /// The queue as last written to the store.
         var savedQueue: [QueueEntry]?
+        /// The history as last written to the store.
+        var savedHistory: [URL]?
         /// The position and settings as last written to the store.
         var savedCheckpoint: Checkpoint?
         /// What subscribers were last told.
         var told: (snapshot: PlayerSnapshot, queue: [QueueEntry])?
-        /// The tags and length of an entry shown before the engine opened it (paused, cued, restored).
-        var details: (entryID: Int, info: ItemInfo?)?
         var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
@@ -50,19 +46,21 @@ package final class PlayerController: Sendable {
         var isPlaying: Bool
     }
 
-    /// The item shown as current: being heard, or the one that plays next, with the frame it is at.
+    /// The current item with its entry, its tags and length read, and its position.
     private struct Shown {
         var entry: QueueEntry
-        var info: ItemInfo?
-        var frame: Int
-        var isHeard: Bool
+        var item: PlayerItem
+        var time: MediaTime
 
-        var seconds: Double { info.map { $0.format.seconds(forFrames: frame) } ?? 0 }
+        /// Seconds into the item.
+        var seconds: Double { time.isNumeric ? time.seconds : 0 }
+        /// The item's length in seconds; 0 while it cannot be read.
+        var length: Double { item.duration.isNumeric ? item.duration.seconds : 0 }
     }
 
-    /// A controller of `engine`, saving to `store`. `application` receives `background` and `foreground`.
-    package init(engine: PlaybackEngine, application: Application, store: StateStore, logger: Logger) {
-        self.engine = engine
+    /// A controller of `player`, saving to `store`. `application` receives `background` and `foreground`.
+    package init(player: QueuePlayer, application: Application, store: StateStore, logger: Logger) {
+        self.player = player
         self.application = application
         self.store = store
         self.logger = logger
@@ -78,17 +76,18 @@ package final class PlayerController: Sendable {
             logger.error("cannot read the saved state in \(store.location): \(error); starting empty")
             return false
         }
-        engine.volume = saved.volume
-        engine.holdsAtItemEnd = saved.holdsAtItemEnd
+        player.volume = saved.volume
+        player.actionAtItemEnd = saved.holdsAtItemEnd ? .pause : .advance
+        player.restoreHistory(saved.history)
         state.withLock { state in
+            state.savedHistory = saved.history
             state.savedCheckpoint = Checkpoint(
                 positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
                 holdsAtItemEnd: saved.holdsAtItemEnd, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
-        engine.enqueue(restoring: saved.queue)
+        player.restore(saved.queue, startFrame: saved.positionFrames)
         state.withLock { $0.savedQueue = saved.queue }
-        if saved.positionFrames > 0 { engine.cue(startFrame: saved.positionFrames) }
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(
             "restored \(saved.queue.count) queued item(s) from \(store.location): \(first.displayName) at \(position) s"
@@ -96,9 +95,10 @@ package final class PlayerController: Sendable {
         return true
     }
 
-    /// Writes the queue and the position to the store, where they changed since last written.
+    /// Writes the queue, the history and the position to the store, where they changed since last written.
     package func saveAll() {
         saveQueue()
+        saveHistory()
         checkpoint()
     }
 
@@ -107,8 +107,9 @@ package final class PlayerController: Sendable {
     package func checkpoint() {
         let shown = shownItem()
         let checkpoint = Checkpoint(
-            positionFrames: shown?.frame ?? 0, positionSeconds: shown?.seconds ?? 0, volume: engine.volume,
-            holdsAtItemEnd: engine.holdsAtItemEnd, isPlaying: engine.isPlaybackRequested)
+            positionFrames: shown.map { Int($0.time.value) } ?? 0, positionSeconds: shown?.seconds ?? 0,
+            volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
+            isPlaying: player.isPlaybackRequested)
         guard state.withLock({ $0.savedCheckpoint != checkpoint }) else { return }
         do {
             try store.checkpoint(
@@ -123,13 +124,25 @@ package final class PlayerController: Sendable {
     /// Writes the queue when it differs from what was written last (a 10,000-item queue takes milliseconds to
     /// write; comparing takes microseconds).
     private func saveQueue() {
-        let queue = engine.queue()
+        let queue = player.entries()
         guard state.withLock({ $0.savedQueue != queue }) else { return }
         do {
             try store.saveQueue(queue)
             state.withLock { $0.savedQueue = queue }
         } catch {
             logger.error("cannot save the queue in \(store.location): \(error)")
+        }
+    }
+
+    /// Writes the player's history when it differs from what was written last.
+    private func saveHistory() {
+        let history = player.history()
+        guard state.withLock({ $0.savedHistory != history }) else { return }
+        do {
+            try store.saveHistory(history)
+            state.withLock { $0.savedHistory = history }
+        } catch {
+            logger.error("cannot save the history in \(store.location): \(error)")
         }
     }
 
@@ -145,42 +158,33 @@ package final class PlayerController: Sendable {
     }
 
     /// The queue, the current entry first.
-    package func queue() -> [QueueEntry] { engine.queue() }
+    package func queue() -> [QueueEntry] { player.entries() }
 
     /// What the player is doing now. Paused before the first play, cued at a restored position, between items or
     /// held at an item's end, it shows the item that plays next with its tags and length. Writes nothing.
     package func snapshot() -> PlayerSnapshot {
         let shown = shownItem()
-        let (isStopped, jumps) = state.withLock { ($0.isStopped, $0.jumps) }
+        let jumps = state.withLock { $0.jumps }
         let current = shown.map { shown in
             TrackInfo(
-                id: shown.entry.id, url: shown.entry.url.path, title: shown.info?.metadata.title,
-                artists: shown.info?.metadata.artists ?? [], album: shown.info?.metadata.album,
-                length: shown.info?.duration ?? 0)
+                id: shown.entry.id, url: shown.entry.url.path, title: shown.item.metadata.title,
+                artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length)
         }
-        let word = isStopped || current == nil ? "Stopped" : (engine.isPlaybackRequested ? "Playing" : "Paused")
+        let word =
+            switch player.playbackState {
+            case .stopped: "Stopped"
+            case .paused: "Paused"
+            case .playing: "Playing"
+            }
         return PlayerSnapshot(
-            status: word, position: shown?.seconds ?? 0, volume: Double(engine.volume), current: current, jumps: jumps,
-            hasNext: engine.queue().count > 1)
+            status: word, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
+            jumps: jumps, hasNext: player.entries().count > 1)
     }
 
-    /// The item being heard or, when none is, the one that plays next (its tags read from the file once).
+    /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
     private func shownItem() -> Shown? {
-        if let cue = engine.cue() {
-            return Shown(
-                entry: cue.entry, info: cue.info ?? details(of: cue.entry), frame: cue.startFrame, isHeard: false)
-        }
-        let status = engine.status()
-        guard let info = status.current else { return nil }
-        return Shown(entry: info.entry, info: info, frame: status.elapsedFrames, isHeard: true)
-    }
-
-    /// The tags and length of `entry`, read from its file (without decoding) the first time it is shown.
-    private func details(of entry: QueueEntry) -> ItemInfo? {
-        if let details = state.withLock({ $0.details }), details.entryID == entry.id { return details.info }
-        let info = try? MPG123Decoder(url: entry.url, logger: logger).info(for: entry)
-        state.withLock { $0.details = (entry.id, info) }
-        return info
+        guard let item = player.loadCurrentItem(), let entry = player.entry(for: item) else { return nil }
+        return Shown(entry: entry, item: item, time: player.currentTime())
     }
 
     /// The snapshots from now on: one at once, then one after every change (and every second while playing).
@@ -197,7 +201,7 @@ package final class PlayerController: Sendable {
         }
         telling.withLock { _ in
             let current = snapshot()
-            state.withLock { $0.told = (current, engine.queue()) }
+            state.withLock { $0.told = (current, player.entries()) }
             continuation.yield(current)
         }
         return stream
@@ -209,7 +213,7 @@ package final class PlayerController: Sendable {
         telling.withLock { _ in
             guard !state.withLock({ $0.subscribers.isEmpty }) else { return }
             let current = snapshot()
-            let queue = engine.queue()
+            let queue = player.entries()
             let subscribers = state.withLock { state -> [AsyncStream<PlayerSnapshot>.Continuation] in
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue)
@@ -219,13 +223,10 @@ package final class PlayerController: Sendable {
         }
     }
 
-    /// Notes what the engine reported: finished items go into the history.
+    /// Notes what the player reported: what changed is saved and told.
     package func note(_ event: PlaybackEvent) {
         switch event {
-        case .itemFinished(let entry), .itemFailed(let entry, _):
-            remember(entry.url)
-            saveAll()
-        case .itemStarted, .queueFinished:
+        case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
             saveAll()
         case .itemReady, .outputFailed:
             break
@@ -253,37 +254,31 @@ package final class PlayerController: Sendable {
 
     private func perform(_ command: ControlCommand) throws(ControlError) -> ControlReply {
         switch command {
-        case .play: play()
-        case .pause: engine.pause()
-        case .playPause:
-            engine.isPlaybackRequested && !state.withLock({ $0.isStopped }) ? engine.pause() : play()
-        case .stop:
-            engine.pause()
-            restartShownItem(atFrame: 0)
-            state.withLock { $0.isStopped = true }
-        case .next:
-            if let current = engine.queue().first { remember(current.url) }
-            engine.advanceToNextItem()
-        case .previous: previous()
+        case .play: player.play()
+        case .pause: player.pause()
+        case .playPause: player.playbackState == .playing ? player.pause() : player.play()
+        case .stop: player.stop()
+        case .next: player.advanceToNextItem()
+        case .previous: player.returnToPreviousItem()
         case .status, .metadata, .subscribe: break
         case .position(let seconds, let relative): if let seconds { try seek(seconds, relative: relative) }
         case .volume(let level, let relative):
             if let level {
-                let target = relative ? Double(engine.volume) + level : level
-                engine.volume = Float(min(1, max(0, target)))
+                let target = relative ? Double(player.volume) + level : level
+                player.volume = Float(min(1, max(0, target)))
             }
         case .open(let uri): try open(uri)
         case .add(let items):
-            return ControlReply(added: engine.enqueue(try checkedFiles(items, command: "add")).map(\.id))
+            return ControlReply(added: player.insert(try checkedFiles(items, command: "add"), after: nil).map(\.id))
         case .insert(let items, let after):
             let anchor = try entry(after, command: "insert")
             let files = try checkedFiles(items, command: "insert")
-            return ControlReply(added: engine.insert(files, after: anchor).map(\.id))
-        case .remove(let id): engine.remove(try entry(id, command: "remove"))
-        case .move(let id, let position): engine.move(try entry(id, command: "move"), to: position - 1)
-        case .clear: engine.removeAll()
+            return ControlReply(added: player.insert(files, after: anchor).map(\.id))
+        case .remove(let id): player.remove(try entry(id, command: "remove"))
+        case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
+        case .clear: player.removeAllItems()
         case .queue:
-            let entries = engine.queue()
+            let entries = player.entries()
             return ControlReply(
                 queue: entries.enumerated().map { index, entry in
                     QueueLine(id: entry.id, url: entry.url.path, current: index == 0)
@@ -295,67 +290,24 @@ package final class PlayerController: Sendable {
         return ControlReply(state: snapshot())
     }
 
-    private func play() {
-        state.withLock { $0.isStopped = false }
-        engine.play()
-    }
-
-    private func remember(_ url: URL) {
-        do {
-            try store.appendHistory(url, limit: Self.historyLimit)
-        } catch {
-            logger.error("cannot save the history in \(store.location): \(error)")
-        }
-    }
-
-    /// Makes the shown item start again at `frame`: a seek when it is being heard, a cue when it is not yet (so
-    /// that its start is still announced when playback reaches it).
-    private func restartShownItem(atFrame frame: Int) {
-        if shownItem()?.isHeard == true {
-            engine.seek(toFrame: frame)
-        } else {
-            engine.cue(startFrame: frame)
-        }
-    }
-
-    /// Plays the last item heard or skipped, followed by the one playing now; with no history, restarts the
-    /// current item.
-    private func previous() {
-        guard let last = try? store.popHistory() else {
-            restartShownItem(atFrame: 0)
-            return
-        }
-        guard let current = engine.queue().first else {
-            engine.enqueue([last])
-            play()
-            return
-        }
-        let inserted = engine.insert([last], after: current)
-        engine.insert([current.url], after: inserted.first)
-        engine.advanceToNextItem()
-    }
-
     private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {
         guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
         guard let shown = shownItem() else { throw ControlError("position: nothing is queued") }
-        guard let info = shown.info else {
+        guard case let length = shown.item.duration, length.isNumeric else {
             throw ControlError("position: \(shown.entry.url.path) cannot be read, so it cannot be sought in")
         }
-        let target = min(max(0, relative ? shown.seconds + seconds : seconds), info.duration)
-        restartShownItem(atFrame: Int((target * Double(info.format.sampleRate)).rounded()))
+        let target = min(max(0, relative ? shown.seconds + seconds : seconds), length.seconds)
+        player.seek(to: MediaTime(seconds: target, preferredTimescale: length.timescale))
         state.withLock { $0.jumps += 1 }
     }
 
     private func open(_ uri: String) throws(ControlError) {
         let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
-        let url = try checkedFiles([path], command: "open")
-        if let current = engine.queue().first {
-            engine.insert(url, after: current)
-            engine.advanceToNextItem()
-        } else {
-            engine.enqueue(url)
-        }
-        play()
+        let urls = try checkedFiles([path], command: "open")
+        let current = player.entries().first
+        player.insert(urls, after: current)
+        if current != nil { player.advanceToNextItem() }
+        player.play()
     }
 
     /// The files `items` name (folders expanded), each checked to be a readable MP3; or an error naming the first
@@ -390,7 +342,7 @@ package final class PlayerController: Sendable {
     }
 
     private func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
-        guard let entry = engine.queue().first(where: { $0.id == id }) else {
+        guard let entry = player.entries().first(where: { $0.id == id }) else {
             throw ControlError("\(command): no queued item has id \(id); `playerctl queue` lists them")
         }
         return entry

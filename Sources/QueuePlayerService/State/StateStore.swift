@@ -102,23 +102,14 @@ package final class StateStore: Sendable {
         }
     }
 
-    /// Appends to the history, keeping the newest `limit` entries.
-    package func appendHistory(_ url: URL, limit: Int) throws {
+    /// Replaces the saved history with `history` (oldest first).
+    package func saveHistory(_ history: [URL]) throws {
         try database.write { database in
-            try database.execute(sql: "INSERT INTO history (path) VALUES (?)", arguments: [url.path])
-            try database.execute(
-                sql: "DELETE FROM history WHERE sequence <= (SELECT MAX(sequence) FROM history) - ?",
-                arguments: [limit])
-        }
-    }
-
-    /// Removes and returns the newest history entry.
-    package func popHistory() throws -> URL? {
-        try database.write { database in
-            guard let row = try Row.fetchOne(database, sql: "SELECT sequence, path FROM history ORDER BY sequence DESC")
-            else { return nil }
-            try database.execute(sql: "DELETE FROM history WHERE sequence = ?", arguments: [row["sequence"] as Int64])
-            return URL(fileURLWithPath: row["path"] as String)
+            try database.execute(sql: "DELETE FROM history")
+            let insert = try database.makeStatement(sql: "INSERT INTO history (path) VALUES (?)")
+            for url in history {
+                try insert.execute(arguments: [url.path])
+            }
         }
     }
 

@@ -1,0 +1,72 @@
+import FoundationEssentials
+
+extension QueuePlayer {
+    // MARK: The queue by entry
+
+    /// The queue as entries, the current one first: each has an id that names its item while it is queued, for
+    /// programs that let users name items (a control socket, a saved state). Any thread.
+    public func entries() -> [QueueEntry] {
+        engine.queue()
+    }
+
+    /// The item queued as `entry`, while it is queued or current. Any thread.
+    public func item(for entry: QueueEntry) -> PlayerItem? {
+        state.withLock { $0.items[entry.id] }
+    }
+
+    /// The entry `item` is queued as, while it is queued or current. Any thread.
+    public func entry(for item: PlayerItem) -> QueueEntry? {
+        state.withLock { $0.entries[ObjectIdentifier(item)] }
+    }
+
+    /// Queues a new item for each of `urls` after `entry` (nil, or an entry no longer queued: at the end) and
+    /// returns their entries, in order. Files are read when their turn to be decoded comes; check them first
+    /// (``MPG123Decoder/check(_:)``) to refuse bad ones up front. Any thread.
+    @discardableResult
+    public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
+        command { insertItems(urls.map(PlayerItem.init(url:)), after: entry) }
+    }
+
+    /// Queues the entries of a saved queue, keeping their ids (later entries get ids above them), with the first
+    /// cued at `startFrame` of its sample rate: ``play()`` starts there, announced as the item's start. The rate
+    /// stays 0. Any thread.
+    public func restore(_ entries: [QueueEntry], startFrame: Int) {
+        command {
+            engine.enqueue(restoring: entries)
+            state.withLock { state in
+                for entry in entries {
+                    let item = PlayerItem(url: entry.url)
+                    state.items[entry.id] = item
+                    state.entries[ObjectIdentifier(item)] = entry
+                }
+            }
+            if startFrame > 0 { engine.cue(startFrame: startFrame) }
+        }
+    }
+
+    /// Removes `entry`'s item (see ``remove(_:)-(PlayerItem)``); an entry no longer queued is ignored. Any thread.
+    public func remove(_ entry: QueueEntry) {
+        guard let item = item(for: entry) else { return }
+        remove(item)
+    }
+
+    /// Moves `entry` to `index` of ``entries()`` (clamped to the queue); moving the current entry away from the
+    /// front plays the one that takes its place. Returns false when `entry` is not queued. Any thread.
+    @discardableResult
+    public func move(_ entry: QueueEntry, to index: Int) -> Bool {
+        command { engine.move(entry, to: index) }
+    }
+
+    /// Queues `items` after `entry` and maps each to its new entry.
+    @discardableResult
+    func insertItems(_ items: [PlayerItem], after entry: QueueEntry?) -> [QueueEntry] {
+        let entries = engine.insert(items.map(\.url), after: entry)
+        state.withLock { state in
+            for (item, entry) in zip(items, entries) {
+                state.items[entry.id] = item
+                state.entries[ObjectIdentifier(item)] = entry
+            }
+        }
+        return entries
+    }
+}

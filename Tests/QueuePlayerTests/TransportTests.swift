@@ -1,0 +1,115 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+/// What the daemon and MPRIS need from the player, on the player itself: stop, previous with a history, items
+/// loaded while paused, a restored queue cued at its position, and entries named by id.
+@Suite("QueuePlayer: stop, previous, history, loading and restoring", .timeLimit(.minutes(1)))
+struct TransportTests {
+    /// A player of fixtures; real-time pacing where a test acts while an item plays.
+    private func player(_ names: String..., pacing: NullSink.Pacing = .unpaced) -> QueuePlayer {
+        QueuePlayer(
+            items: names.map { PlayerItem(url: Fixtures.mp3($0)) }, sink: NullSink(pacing: pacing),
+            logger: quietLogger, application: Application())
+    }
+
+    @Test("a current item not opened yet loads its tags and length on request, and can be sought in, unplayed")
+    func loadWhilePaused() async throws {
+        let player = player("id3v24-multi", "join-1")
+        #expect(player.currentItem?.status == .unknown)
+        let item = try #require(player.loadCurrentItem())
+        #expect(item.status == .readyToPlay)
+        #expect(item.metadata.title == "Duet")
+        #expect(item.duration == MediaTime(value: 132_300, timescale: 44_100))
+        #expect(player.playbackState == .paused)
+
+        #expect(await player.seek(to: MediaTime(value: 1, timescale: 1)))
+        #expect(player.currentTime() == MediaTime(value: 44_100, timescale: 44_100))
+        #expect(player.currentItem === item)
+        #expect(player.rate == 0)
+    }
+
+    @Test("stop pauses at the item's start and reports stopped until play; play starts the item from 0")
+    func stop() async throws {
+        let player = player("stereo-44k-5s", "join-1", pacing: .realTime)
+        let events = player.playbackEvents()
+        player.play()
+        for await event in events {
+            if case .itemStarted = event { break }
+        }
+        player.stop()
+        #expect(player.playbackState == .stopped)
+        #expect(player.rate == 0)
+        #expect(player.currentTime() == .zero)
+        #expect(player.currentItem?.url.lastPathComponent == "stereo-44k-5s.mp3")
+
+        player.play()
+        #expect(player.playbackState == .playing)
+        player.removeAllItems()
+        #expect(player.playbackState == .stopped, "nothing queued")
+    }
+
+    @Test("items finished or skipped go into the history; previous plays the newest again, then the current one")
+    func previousGoesBackThroughTheHistory() async throws {
+        let player = player("join-1", "join-2", "join-3", pacing: .realTime)
+        let events = player.playbackEvents()
+        player.play()
+        for await event in events {
+            if case .itemFinished(let entry) = event, entry.url.lastPathComponent == "join-1.mp3" { break }
+        }
+        player.advanceToNextItem()
+        #expect(player.history().map(\.lastPathComponent) == ["join-1.mp3", "join-2.mp3"])
+        let wasCurrent = try #require(player.currentItem)
+        #expect(wasCurrent.url.lastPathComponent == "join-3.mp3")
+
+        player.returnToPreviousItem()
+        #expect(player.history().map(\.lastPathComponent) == ["join-1.mp3"])
+        #expect(player.entries().map(\.url.lastPathComponent) == ["join-2.mp3", "join-3.mp3"])
+        #expect(player.items().last === wasCurrent, "the item that was current follows, the same object")
+        for await event in events {
+            if case .itemStarted(let info) = event, info.entry.url.lastPathComponent == "join-2.mp3" { break }
+        }
+        #expect(player.currentItem?.url.lastPathComponent == "join-2.mp3")
+    }
+
+    @Test("previous with no history starts the current item again; the history keeps the newest 1,000")
+    func previousWithoutHistory() throws {
+        let player = player("join-1", "join-2")
+        _ = player.seek(to: MediaTime(value: 1, timescale: 1))
+        _ = player.loadCurrentItem()
+        #expect(player.currentTime() == MediaTime(value: 44_100, timescale: 44_100))
+        player.returnToPreviousItem()
+        #expect(player.currentTime() == .zero)
+        #expect(player.entries().count == 2)
+
+        let many = (0..<1_005).map { URL(fileURLWithPath: "/music/\($0).mp3") }
+        player.restoreHistory(many)
+        #expect(player.history() == Array(many.suffix(QueuePlayer.historyLimit)))
+    }
+
+    @Test("a restored queue keeps its ids and is cued at the saved frame; play announces the item from there")
+    func restore() async throws {
+        let player = QueuePlayer(sink: NullSink(pacing: .realTime), logger: quietLogger, application: Application())
+        let saved = [
+            QueueEntry(id: 7, url: Fixtures.mp3("stereo-44k-5s")), QueueEntry(id: 9, url: Fixtures.mp3("join-1")),
+        ]
+        player.restore(saved, startFrame: 88_200)
+        #expect(player.entries() == saved)
+        #expect(player.entry(for: try #require(player.currentItem)) == saved[0])
+        #expect(player.currentTime() == MediaTime(value: 88_200, timescale: 44_100))
+        let added = player.insert([Fixtures.mp3("join-2")], after: nil)
+        #expect(added.map(\.id) == [10])
+
+        let times = player.playbackEvents()
+        player.play()
+        for await event in times {
+            if case .itemStarted(let info) = event {
+                #expect(info.entry == saved[0])
+                break
+            }
+        }
+        #expect(player.currentTime() >= MediaTime(value: 88_200, timescale: 44_100))
+    }
+}
