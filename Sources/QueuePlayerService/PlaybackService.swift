@@ -11,7 +11,6 @@ package final class PlaybackService: Service {
     /// How the run ended, for the exit status.
     package struct Outcome: Sendable {
         package var failedItems: [QueueEntry] = []
-        package var outputError: AudioSinkError?
     }
 
     private let player: QueuePlayer
@@ -113,10 +112,9 @@ package final class PlaybackService: Service {
             case .queueFinished:
                 logger.info("the queue has been played")
                 if exitWhenEmpty { return }
-            case .outputFailed(let error):
-                logger.critical("\(error)")
-                outcomeStorage.withLock { $0.outputError = error }
-                return
+            case .outputFailed, .outputRestored:
+                // The engine said so in the log, and reconnects by itself; commands still work meanwhile.
+                break
             }
         }
     }

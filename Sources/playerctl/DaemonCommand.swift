@@ -134,9 +134,6 @@ struct DaemonCommand: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let outcome = service.outcome
-        if outcome.outputError != nil {
-            throw ExitStatus.outputFailed
-        }
         if !outcome.failedItems.isEmpty {
             logger.error("\(outcome.failedItems.count) item(s) could not be played")
             throw ExitStatus.itemsFailed
@@ -186,7 +183,7 @@ struct DaemonCommand: AsyncParsableCommand {
 
     private func makeSink(logger: Logger) throws -> any AudioSink {
         switch sink {
-        case .pulse: try PulseAudioSink(server: server, logger: logger)
+        case .pulse: try PulseAudioSink(server: server, logger: logger, waitsForServer: true)
         case .null: NullSink(pacing: unpaced ? .unpaced : .realTime)
         }
     }

@@ -2,7 +2,8 @@ import ArgumentParser
 
 /// The exit statuses of `playerctl daemon`, as documented in its help.
 enum ExitStatus {
-    /// The audio output could not be opened or failed during playback.
+    /// The audio output could not be set up at all (libpulse could not start). A server that is absent, dies or
+    /// restarts is waited for instead.
     static let outputFailed = ExitCode(1)
     /// Playback finished, but at least one item could not be played (each was reported on stderr).
     static let itemsFailed = ExitCode(2)
@@ -14,9 +15,10 @@ enum ExitStatus {
     static let badManifest = ExitCode(78)
 
     static let helpText = """
-        Exit status: 0 when every item played to its end; 1 when the audio output could not be opened or failed;
-        2 when playback finished but some items failed (each is reported on stderr); 3 when another daemon already
-        serves the control socket; 4 when the state store cannot be opened; 64 on a usage error; 78 when the manifest is malformed; 86 when a background task
-        outlived the background time.
+        Exit status: 0 when every item played to its end; 1 when the audio output cannot be set up at all (a sound
+        server that is absent, dies or restarts is waited for, and playback goes on where it stopped); 2 when
+        playback finished but some items failed (each is reported on stderr); 3 when another daemon already serves
+        the control socket; 4 when the state store cannot be opened; 64 on a usage error; 78 when the manifest is
+        malformed; 86 when a background task outlived the background time.
         """
 }

@@ -58,6 +58,7 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
         case .itemFailed(let entry, let error): return "fail \(name(entry)) \(error.code)"
         case .queueFinished: return "queue end"
         case .outputFailed(let error): return "output failed \(error.code)"
+        case .outputRestored: return "output restored"
         }
     }
 }

@@ -12,12 +12,12 @@ struct EngineStateTests {
 
     /// The commands, each applied to a state and returning the kinds of actions it produced.
     enum Command: String, CaseIterable {
-        case play, pause, enqueue, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
+        case play, pause, enqueue, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed, outputRestored
     }
 
     /// What an action is, without its payload, so that lists of actions can be compared.
     enum Kind: Equatable {
-        case startThreads, resumeOutput, pauseOutput, wakeDecoder, failSeeks(Int), stopEverything, reportOutputFailure
+        case startThreads, resumeOutput, pauseOutput, wakeDecoder, failSeeks(Int), stopEverything, recoverOutput
     }
 
     static func kinds(_ actions: [PlaybackEngine.Action]) -> [Kind] {
@@ -29,7 +29,7 @@ struct EngineStateTests {
             case .wakeDecoder: .wakeDecoder
             case .failSeeks(let completions): .failSeeks(completions.count)
             case .stopEverything: .stopEverything
-            case .reportOutputFailure: .reportOutputFailure
+            case .recoverOutput: .recoverOutput
             }
         }.filter { $0 != .failSeeks(0) }
     }
@@ -51,6 +51,7 @@ struct EngineStateTests {
         case .holdOff: return kinds(state.setHoldsAtItemEnd(false))
         case .shutDown: return kinds(state.shutDown())
         case .outputFailed: return kinds(state.outputFailed(failure))
+        case .outputRestored: return kinds(state.outputRestored())
         }
     }
 
@@ -62,14 +63,19 @@ struct EngineStateTests {
         case .idle: break
         case .playing: _ = state.play()
         case .paused: _ = (state.play(), state.pause())
-        case .outputLost: _ = (state.play(), state.outputFailed(failure))
+        case .outputLost(_, let resumesPlaying):
+            _ = (state.play(), state.outputFailed(failure))
+            if !resumesPlaying { _ = state.pause() }
         case .shutDown: _ = state.shutDown()
         }
         #expect(state.phase == phase)
         return state
     }
 
-    static let phases: [Phase] = [.idle, .playing, .paused, .outputLost(failure), .shutDown]
+    static let phases: [Phase] = [
+        .idle, .playing, .paused, .outputLost(failure, resumesPlaying: true), .outputLost(failure, resumesPlaying: false),
+        .shutDown,
+    ]
 
     /// The expected outcome of each command in each phase: the phase after, and the actions.
     static func expected(_ command: Command, in phase: Phase) -> (Phase, [Kind]) {
@@ -79,10 +85,15 @@ struct EngineStateTests {
             switch phase {
             case .idle: return (.playing, [.startThreads])
             case .paused: return (.playing, [.resumeOutput])
+            case .outputLost: return (.outputLost(failure, resumesPlaying: true), [])
             default: return (phase, [])
             }
         case .pause:
-            return phase == .playing ? (.paused, [.pauseOutput]) : (phase, [])
+            switch phase {
+            case .playing: return (.paused, [.pauseOutput])
+            case .outputLost: return (.outputLost(failure, resumesPlaying: false), [])
+            default: return (phase, [])
+            }
         case .enqueue, .cue, .next, .clear:
             return (phase, restart)
         case .seek:
@@ -92,7 +103,16 @@ struct EngineStateTests {
         case .shutDown:
             return (.shutDown, phase == .shutDown ? [] : [.stopEverything])
         case .outputFailed:
-            return phase.isFinal ? (phase, []) : (.outputLost(failure), [.reportOutputFailure])
+            switch phase {
+            case .idle, .paused: return (.outputLost(failure, resumesPlaying: false), [.recoverOutput])
+            case .playing: return (.outputLost(failure, resumesPlaying: true), [.recoverOutput])
+            case .outputLost, .shutDown: return (phase, [])
+            }
+        case .outputRestored:
+            switch phase {
+            case .outputLost(_, let resumesPlaying): return (resumesPlaying ? .playing : .paused, [.wakeDecoder])
+            default: return (phase, [])
+            }
         }
     }
 

@@ -29,6 +29,14 @@ public final class PulseServer: Sendable {
         _ = await Subprocess.run(Self.script, ["stop", directory])
     }
 
+    /// Starts the server again at the same address, after ``stop()`` (a test of a server that restarts).
+    public func restart() async throws {
+        let result = await Subprocess.run(Self.script, ["start", directory])
+        guard result.status == 0 else {
+            throw StartError(description: "the PulseAudio server in \(directory) did not restart: \(result.standardError)")
+        }
+    }
+
     deinit {
         _ = Subprocess.runBlocking(Self.script, ["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)

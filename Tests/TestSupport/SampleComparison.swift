@@ -33,7 +33,7 @@ public func recordingDifference(_ recording: [Int16], reference: [Int16]) -> Str
 }
 
 /// The frames of `samples` that are not digital silence, for comparisons that must ignore pauses.
-public func soundingFrames(_ samples: [Int16]) -> [Int16] {
+public func soundingFrames<Sample: Numeric>(_ samples: [Sample]) -> [Sample] {
     stride(from: 0, to: samples.count - 1, by: 2).filter { samples[$0] != 0 || samples[$0 + 1] != 0 }
         .flatMap { [samples[$0], samples[$0 + 1]] }
 }

@@ -104,6 +104,9 @@ public final class NullSink: AudioSink {
     /// Ignores the handler: the null sink cannot fail.
     public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
+    /// Never disconnected: does nothing.
+    public func reconnect() throws(AudioSinkError) {}
+
     /// Returns and forgets the recorded samples (interleaved stereo Float32), in render order.
     public func takeRecording() -> [Float] {
         guard let recording else { return [] }

@@ -10,6 +10,7 @@ import Logging
 /// - Frames go out as signed 16-bit, converted by the ``Renderer`` exactly as libmpg123 would.
 /// - Pause corks the stream; flush discards what the server holds; drain waits until everything was heard.
 /// - A server that dies is reported once through the failure handler; no call hangs on a dead server.
+///   ``reconnect()`` connects to it again once it answers (the engine calls it with backoff).
 ///
 /// Why `@unchecked Sendable` and the raw pointers are safe: every libpulse object here is touched only with the
 /// threaded main loop's lock held, either by a public method (which takes it) or by a libpulse callback (which
@@ -28,8 +29,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public static let targetLatencyMilliseconds = 200
 
     private let logger: Logger
+    private let applicationName: String
     private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    /// Replaced by ``reconnect()``; guarded by the main loop lock once the loop runs.
+    private var context: OpaquePointer
     // Guarded by the main loop lock:
     private var stream: OpaquePointer?
     private var renderer: Renderer?
@@ -41,12 +44,25 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var timerFired = false
     private var lastTimingRequest: pa_usec_t = 0
     private var isCorked = false
+    /// When the server last asked for data: it was playing then.
+    private var lastRequestTime = timeval()
+    /// Once the connection is lost, ``lastRequestTime`` at that moment: the latency is no longer carried forward
+    /// past it. A server stopping gracefully stops playing well before it closes its sockets (140 ms measured), so
+    /// carrying forward to the moment the loss is noticed would count sound as heard that never was; counting from
+    /// the last request instead may count a little as unheard (at most one request interval, about 50 ms).
+    private var lostAt: timeval?
+    /// The stream's latest timing report, as last read.
+    private var lastTiming: pa_timing_info?
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
-    /// naming the address tried and how to start a server.
-    public init(server: String? = nil, applicationName: String = "QueuePlayer", logger: Logger) throws(AudioSinkError) {
+    /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
+    /// the sink starts disconnected, ``start(format:renderer:)`` throws until ``reconnect()`` reaches one.
+    public init(
+        server: String? = nil, applicationName: String = "QueuePlayer", logger: Logger, waitsForServer: Bool = false
+    ) throws(AudioSinkError) {
         serverAddress = server
         self.logger = logger
+        self.applicationName = applicationName
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioSinkError(
                 .serverUnreachable, reason: "libpulse could not create a main loop",
@@ -60,7 +76,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 suggestion: "Check that libpulse0 is installed")
         }
         self.context = context
-        try connect()
+        guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+            throw AudioSinkError(
+                .serverUnreachable, reason: "libpulse could not start its thread", suggestion: "Check the process limits")
+        }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        do {
+            try connectContext()
+        } catch where waitsForServer {
+            logger.debug("no PulseAudio server yet: \(error)")
+        }
+        // On a throw, every stored property is set, so `deinit` releases the loop and context.
     }
 
     deinit {
@@ -74,41 +101,44 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_free(mainloop)
     }
 
-    private func connect() throws(AudioSinkError) {
+    /// Connects the context and waits until it is ready or has failed. Lock held, main loop running.
+    private func connectContext() throws(AudioSinkError) {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         pa_context_set_state_callback(
             context,
             { _, userdata in
                 Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
             }, userdata)
-        let failure: AudioSinkError? = withServerCString { server in
-            guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
-                return unreachableError()
-            }
-            guard pa_threaded_mainloop_start(mainloop) >= 0 else {
-                return AudioSinkError(
-                    .serverUnreachable, reason: "libpulse could not start its thread",
-                    suggestion: "Check the process limits")
-            }
-            pa_threaded_mainloop_lock(mainloop)
-            defer { pa_threaded_mainloop_unlock(mainloop) }
-            while true {
-                let state = pa_context_get_state(context)
-                if state == PA_CONTEXT_READY {
-                    wasReady = true
-                    return nil
-                }
-                if cpulse_context_is_good(state) == 0 {
-                    return unreachableError()
-                }
-                pa_threaded_mainloop_wait(mainloop)
-            }
+        let connected = withServerCString { server in pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) }
+        guard connected >= 0 else { throw unreachableError() }
+        while true {
+            let state = pa_context_get_state(context)
+            if state == PA_CONTEXT_READY { break }
+            if cpulse_context_is_good(state) == 0 { throw unreachableError() }
+            pa_threaded_mainloop_wait(mainloop)
         }
-        if let failure {
-            // Every stored property is set, so `deinit` runs after this throw and releases the loop and context.
-            throw failure
-        }
+        wasReady = true
+        failureReported = false
         logger.debug("connected to PulseAudio", metadata: ["server": "\(Self.describe(serverAddress))"])
+    }
+
+    /// Connects to the server again with a new context, after it went away or was not there yet: throws
+    /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
+    /// if any, is closed; ``start(format:renderer:)`` opens a new one.
+    public func reconnect() throws(AudioSinkError) {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard pa_context_get_state(context) != PA_CONTEXT_READY else { return }
+        closeStream()
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
+            fatalError("libpulse could not create a context: out of memory")
+        }
+        context = fresh
+        wasReady = false
+        try connectContext()
     }
 
     private func withServerCString<T>(_ body: (UnsafePointer<CChar>?) -> T) -> T {
@@ -142,6 +172,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         stop()
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard pa_context_get_state(context) == PA_CONTEXT_READY else { throw unreachableError() }
         var spec = pa_sample_spec(
             format: PA_SAMPLE_S16LE, rate: UInt32(format.sampleRate), channels: UInt8(format.channelCount))
         guard let stream = pa_stream_new(context, "QueuePlayer", &spec, nil) else {
@@ -163,6 +194,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.format = format
         stoppedAtEndOfStream = false
         isCorked = false
+        lostAt = nil
+        lastTiming = nil
+        gettimeofday(&lastRequestTime, nil)
         let bytesPerFrame = UInt32(format.channelCount * MemoryLayout<Int16>.size)
         let targetBytes = UInt32(format.sampleRate * Self.targetLatencyMilliseconds / 1000) * bytesPerFrame
         var attributes = pa_buffer_attr(
@@ -249,16 +283,20 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// and on the null sink it read 0.2–0.4 ms late against the monitor recording (`scripts/audible-time`).
     public func latencyFrames() -> Int {
         withStream { stream in
-            requestFreshTimingIfStale(stream)
-            guard let timing = pa_stream_get_timing_info(stream)?.pointee, let format,
-                timing.write_index_corrupt == 0, timing.read_index_corrupt == 0
+            if lostAt == nil {
+                requestFreshTimingIfStale(stream)
+                // Kept: once the server is gone, libpulse has no timing for the stream, and the last report is
+                // what tells how much of what was written had been heard.
+                lastTiming = pa_stream_get_timing_info(stream)?.pointee
+            }
+            guard let timing = lastTiming, let format, timing.write_index_corrupt == 0, timing.read_index_corrupt == 0
             else { return 0 }
             let bytesPerFrame = Int64(format.channelCount * MemoryLayout<Int16>.size)
             let report = StreamTimingReport(
                 writtenFrames: timing.write_index / bytesPerFrame, readFrames: timing.read_index / bytesPerFrame,
                 sinkMicroseconds: Int64(timing.sink_usec), isAdvancing: timing.playing != 0 && !isCorked)
             var now = timeval()
-            gettimeofday(&now, nil)
+            if let lostAt { now = lostAt } else { gettimeofday(&now, nil) }
             let age =
                 Int64(now.tv_sec - timing.timestamp.tv_sec) * 1_000_000 + Int64(now.tv_usec - timing.timestamp.tv_usec)
             return report.latencyFrames(reportAgeMicroseconds: age, rate: format.sampleRate)
@@ -289,6 +327,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func stop() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        closeStream()
+    }
+
+    /// Disconnects and releases the stream, if any. Lock held.
+    private func closeStream() {
         guard let stream else { return }
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_state_callback(stream, nil, nil)
@@ -310,6 +353,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The write callback: renders into libpulse's buffer until the request is met or the stream ends.
     private func fill(requestedBytes: Int) {
         guard let stream, let renderer, !stoppedAtEndOfStream else { return }
+        gettimeofday(&lastRequestTime, nil)
         let bytesPerFrame = Renderer.channelCount * MemoryLayout<Int16>.size
         var remaining = requestedBytes
         while remaining >= bytesPerFrame {
@@ -343,7 +387,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                     .serverDisconnected,
                     reason: "the PulseAudio server at \(Self.describe(serverAddress)) went away "
                         + "(\(String(cString: pa_strerror(pa_context_errno(context)))))",
-                    suggestion: "Restart the server, then start playback again"))
+                    suggestion: "Playback goes on where it stopped once the server answers again"))
         }
     }
 
@@ -353,10 +397,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         reportFailure(streamError("the PulseAudio playback stream failed"))
     }
 
+    /// Tells the failure handler once per connection (the engine logs it).
     private func reportFailure(_ error: AudioSinkError) {
         guard !failureReported else { return }
         failureReported = true
-        logger.error("audio output failed: \(error)")
+        lostAt = isCorked ? nil : lastRequestTime
         failureHandler?(error)
     }
 

@@ -10,6 +10,8 @@ extension PlaybackEngine {
         case decode(QueueEntry)
         case restart
         case idle
+        /// The output is lost: wait until it is back (the event thread reconnects it).
+        case waitForOutput
     }
 
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
@@ -27,6 +29,13 @@ extension PlaybackEngine {
                 restart?.completions.forEach { $0(false) }
                 restart = applyRestart()
                 endIsMarked = true
+                if state.withLock({ $0.takeOutputReopening() }) {
+                    // The output was reconnected: the old stream is gone.
+                    streamFormat = nil
+                }
+                continue
+            case .waitForOutput:
+                decoderWake.wait()
                 continue
             case .idle:
                 renderer.markEndOfStream()
@@ -63,8 +72,8 @@ extension PlaybackEngine {
                     renderer.markEndOfStream()
                     endIsMarked = true
                     guard drainForFormatChange() else {
-                        completions.forEach { $0(false) }
-                        return
+                        abandonOpening(completions)
+                        continue
                     }
                 }
                 do {
@@ -72,8 +81,8 @@ extension PlaybackEngine {
                     if !state.withLock({ $0.isPlaying }) { sink.setPaused(true) }
                 } catch {
                     outputFailed(error)
-                    completions.forEach { $0(false) }
-                    return
+                    abandonOpening(completions)
+                    continue
                 }
                 streamFormat = decoder.format
             }
@@ -105,6 +114,13 @@ extension PlaybackEngine {
         }
     }
 
+    /// Gives up the entry being opened because the output failed (or the engine stopped): the restart the failure
+    /// set up holds it in its order, so it is opened again once the output is back.
+    private func abandonOpening(_ completions: [@Sendable (Bool) -> Void]) {
+        state.withLock { $0.opening = nil }
+        completions.forEach { $0(false) }
+    }
+
     /// Waits at an item's end until released, or until a skip, seek or edit (or shutdown) needs the thread.
     private func holdAtItemEnd() {
         state.withLock { state in
@@ -120,6 +136,7 @@ extension PlaybackEngine {
     /// Takes the next pending entry, unless a restart is waiting (which must see the pending list whole).
     private func nextStep() -> NextStep {
         state.withLock { state in
+            if state.phase.isOutputLost { return .waitForOutput }
             if state.restart != nil { return .restart }
             guard !state.pending.isEmpty else { return .idle }
             state.decoderIsIdle = false
@@ -141,6 +158,7 @@ extension PlaybackEngine {
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
         // while paused, before a render has applied the discard.
         heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)
+        frameHeardAtLoss.store(-1, ordering: .releasing)
         state.withLock { state in
             state.timeline.removeAll()
             if restart?.keepsObservers != true { state.resetObserverProgress() }
@@ -188,11 +206,12 @@ extension PlaybackEngine {
         return .interrupted
     }
 
-    /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped.
+    /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped or
+    /// the output failed.
     private func drainForFormatChange() -> Bool {
         let end = renderer.producedFrames
         while renderer.position.read().ringFrames < end {
-            guard !isShuttingDown else { return false }
+            guard !isShuttingDown, !state.withLock({ $0.phase.isOutputLost }) else { return false }
             renderer.waitForSpace(frames: .max, timeout: .now() + .milliseconds(100))
         }
         guard drainOutput() else { return false }

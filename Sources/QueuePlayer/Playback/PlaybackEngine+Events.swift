@@ -6,6 +6,7 @@ extension PlaybackEngine {
     func runEvents() {
         var previousAudible = -1
         while !isShuttingDown {
+            if recoverOutputIfLost() { continue }
             let audible = audibleFrame()
             defer { previousAudible = audible }
             let (due, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
@@ -27,7 +28,8 @@ extension PlaybackEngine {
                 // updating its latency, so ask it to confirm the end instead of estimating it; but not while an
                 // observer time before the end is still to come (the drain would delay it), unless the estimate
                 // has stopped moving.
-                guard drainOutput() else { return }
+                // A failed drain means the output was lost: the next turn recovers it.
+                _ = drainOutput()
                 continue
             }
             waitForAudibleFrame([nextFrame, nextObserverFrame].compactMap { $0 }.min())

@@ -10,17 +10,20 @@ extension PlaybackEngine {
         case playing
         /// Playback was started, then paused: the output is paused and keeps what it holds.
         case paused
-        /// The output failed: the threads have stopped and nothing more is heard.
-        case outputLost(AudioSinkError)
+        /// The output failed (the server went away, or was never there): the decoding thread waits, the event
+        /// thread reconnects with backoff, and playback then goes on where it was heard, playing if
+        /// `resumesPlaying` (which `play` and `pause` set meanwhile). Commands and edits apply as usual.
+        case outputLost(AudioSinkError, resumesPlaying: Bool)
         /// ``PlaybackEngine/shutdown()`` was called: the threads have stopped and commands do nothing.
         case shutDown
 
         /// True once the threads must stop.
-        var isFinal: Bool {
-            switch self {
-            case .outputLost, .shutDown: true
-            case .idle, .playing, .paused: false
-            }
+        var isFinal: Bool { self == .shutDown }
+
+        /// True while the output is lost.
+        var isOutputLost: Bool {
+            if case .outputLost = self { return true }
+            return false
         }
     }
 
@@ -51,8 +54,8 @@ extension PlaybackEngine {
         case failSeeks([@Sendable (Bool) -> Void])
         /// Stop the threads and the output, and finish the events.
         case stopEverything
-        /// Post ``PlaybackEvent/outputFailed(_:)`` and let the threads stop.
-        case reportOutputFailure(AudioSinkError)
+        /// Wake both threads: the decoding thread to wait for the output, the event thread to reconnect it.
+        case recoverOutput
     }
 
     /// The engine's whole state: one value under the engine's lock. Commands are the pure transitions below, each
@@ -66,6 +69,10 @@ extension PlaybackEngine {
         var queueFinishedReported = false
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
+        /// The output was lost and the event thread has not taken up the recovery yet.
+        var recoveryPending = false
+        /// The output was reconnected: the decoding thread opens a new stream before writing on.
+        var outputNeedsReopening = false
         /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
         /// `.pause` or `.none`).
         var holdsAtItemEnd = false
@@ -148,13 +155,20 @@ extension PlaybackEngine.State {
         case .paused:
             phase = .playing
             return [.resumeOutput]
-        case .playing, .outputLost, .shutDown:
+        case .outputLost(let error, _):
+            phase = .outputLost(error, resumesPlaying: true)
+            return []
+        case .playing, .shutDown:
             return []
         }
     }
 
     /// Playback not wanted: pauses the output, which keeps what it holds. Before the first play, nothing to do.
     mutating func pause() -> [Action] {
+        if case .outputLost(let error, _) = phase {
+            phase = .outputLost(error, resumesPlaying: false)
+            return []
+        }
         guard phase == .playing else { return [] }
         phase = .paused
         return [.pauseOutput]
@@ -237,11 +251,53 @@ extension PlaybackEngine.State {
         return [.failSeeks(unfinished), .stopEverything]
     }
 
-    /// The output failed: reported once; the threads stop.
+    /// The output failed: the engine waits for it, keeping a restart at the item being heard (its frame is set by
+    /// ``resumePoint(audibleFrame:)`` once the event thread has read where the sound stopped). Once per loss.
     mutating func outputFailed(_ error: AudioSinkError) -> [Action] {
-        guard !phase.isFinal else { return [] }
-        phase = .outputLost(error)
-        return [.reportOutputFailure(error)]
+        let resumesPlaying: Bool
+        switch phase {
+        case .shutDown, .outputLost: return []
+        case .idle, .paused: resumesPlaying = false
+        case .playing: resumesPlaying = true
+        }
+        phase = .outputLost(error, resumesPlaying: resumesPlaying)
+        recoveryPending = true
+        if restart == nil {
+            pending = order
+            if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
+                restart = Restart(startFrame: playing.resumeFrame, resumes: playing.entry, keepsObservers: true)
+            } else {
+                restart = Restart(startFrame: 0, resumes: nil, keepsObservers: true)
+            }
+        }
+        return [.recoverOutput]
+    }
+
+    /// The event thread takes up a pending recovery: the restart resumes the item being heard at `audible`, the
+    /// ring frame heard when the output went away. Returns the error, or nil when there is nothing to recover.
+    mutating func resumePoint(audibleFrame audible: Int) -> AudioSinkError? {
+        guard recoveryPending, case .outputLost(let error, _) = phase else { return nil }
+        recoveryPending = false
+        if let waiting = restart, waiting.keepsObservers, let playing = timeline.playing,
+            waiting.resumes == playing.entry
+        {
+            restart?.startFrame = max(playing.resumeFrame, audible - playing.startFrame)
+        }
+        return error
+    }
+
+    /// The output is back: playing or paused as last asked, and the decoding thread reopens the stream.
+    mutating func outputRestored() -> [Action] {
+        guard case .outputLost(_, let resumesPlaying) = phase else { return [] }
+        phase = resumesPlaying ? .playing : .paused
+        outputNeedsReopening = true
+        return [.wakeDecoder]
+    }
+
+    /// True once after ``outputRestored()``: the decoding thread opens a new stream.
+    mutating func takeOutputReopening() -> Bool {
+        defer { outputNeedsReopening = false }
+        return outputNeedsReopening
     }
 
     /// Makes `new` the waiting restart, replacing any: the replaced one's seeks are told `false`.

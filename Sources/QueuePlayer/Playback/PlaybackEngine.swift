@@ -43,6 +43,11 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     let heardThroughFrame = Atomic<Int>(0)
     /// Wakes the decoding thread: items were queued, or the engine is shutting down.
     let decoderWake = DispatchSemaphore(value: 0)
+    /// Cuts short the wait between two attempts to reconnect the output: the engine is shutting down.
+    let reconnectWake = DispatchSemaphore(value: 0)
+    /// While the output is lost, the ring frame heard when it went away (what ``audibleFrame()`` reports); -1
+    /// otherwise.
+    let frameHeardAtLoss = Atomic<Int>(-1)
     /// Told each event before ``events`` is, on the thread that posts it, and before any observer time heard after
     /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
     let eventListener = Mutex<(@Sendable (PlaybackEvent) -> Void)?>(nil)
@@ -277,6 +282,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// The ring frame being heard now: estimated from the sink's latency, and never less than what a drain
     /// confirmed.
     func audibleFrame() -> Int {
+        let frozen = frameHeardAtLoss.load(ordering: .acquiring)
+        if frozen >= 0 { return frozen }
         return max(consistentAudibleFrame(), heardThroughFrame.load(ordering: .acquiring))
     }
 
@@ -318,7 +325,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         eventContinuation.yield(event)
     }
 
-    /// True once the threads must stop: shut down, or the output failed.
+    /// True once the threads must stop: shut down.
     var isShuttingDown: Bool { state.withLock { $0.phase.isFinal } }
 
     func outputFailed(_ error: AudioSinkError) {
@@ -342,12 +349,12 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
                 completions.forEach { $0(false) }
             case .stopEverything:
                 decoderWake.signal()
+                reconnectWake.signal()
                 renderer.wakeProgressWaiter()
                 sink.stop()
                 eventContinuation.finish()
-            case .reportOutputFailure(let error):
-                post(.outputFailed(error))
-                decoderWake.signal()
+            case .recoverOutput:
+                wakeDecoder()
                 renderer.wakeProgressWaiter()
             }
         }

@@ -17,6 +17,10 @@ public enum PlaybackEvent: Sendable, Equatable {
     case itemFailed(QueueEntry, DecoderError)
     /// Every queued item has been heard and the output has drained.
     case queueFinished
-    /// The audio output failed (for example, the PulseAudio server went away). Playback has stopped.
+    /// The audio output failed (the PulseAudio server went away, or was not there to start with). Nothing is heard;
+    /// the engine reconnects with backoff and every command still works meanwhile.
     case outputFailed(AudioSinkError)
+    /// The output is back after ``outputFailed(_:)``: playback goes on from the frame heard when it went away
+    /// (if playback is wanted).
+    case outputRestored
 }

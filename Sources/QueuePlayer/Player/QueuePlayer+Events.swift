@@ -27,6 +27,8 @@ extension QueuePlayer {
             if actionAtItemEnd == .advance { setCurrentItem(nil) }
         case .outputFailed(let error):
             state.withLock { $0.outputError = error }
+        case .outputRestored:
+            state.withLock { $0.outputError = nil }
         }
         notifyPropertyObservers()
         for continuation in state.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }

@@ -228,7 +228,7 @@ package final class PlayerController: Sendable {
         switch event {
         case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
             saveAll()
-        case .itemReady, .outputFailed:
+        case .itemReady, .outputFailed, .outputRestored:
             break
         }
         broadcast()

@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+/// The offset, in frames, at which `part` (interleaved stereo) starts in `reference`, matching its first 512
+/// frames exactly; nil when it is nowhere.
+func offset(of part: [Int16], in reference: [Int16]) -> Int? {
+    let probe = Array(part.prefix(1024))
+    guard probe.count == 1024 else { return nil }
+    return stride(from: 0, through: reference.count - probe.count, by: 2).first { start in
+        reference[start] == probe[0] && Array(reference[start..<start + probe.count]) == probe
+    }.map { $0 / 2 }
+}
+
+@Suite("A PulseAudio server that dies and comes back, recorded on both sides", .serialized)
+struct ServerRestartTests {
+    @Test("the server stops mid-item and restarts: the player waits, reconnects, and plays on from what was heard")
+    func serverRestart() async throws {
+        let server = try await PulseServer(name: "restart")
+        let before = try await MonitorRecording(server: server)
+        let sink = try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true)
+        let player = QueuePlayer(
+            items: ["sweep-44k-4s", "join-1"].map { PlayerItem(url: Fixtures.mp3($0)) }, sink: sink,
+            logger: quietLogger, application: Application())
+        let events = player.playbackEvents()
+        let (times, timesContinuation) = AsyncStream.makeStream(of: MediaTime.self)
+        let observer = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: .global()) {
+            timesContinuation.yield($0)
+        }
+        player.play()
+        for await time in times where time >= MediaTime(value: 3, timescale: 2) { break }
+        player.removeObserver(observer)
+
+        await server.stop()
+        let heardBeforeLoss = soundingFrames(before.finish())
+        var seen: [PlaybackEvent] = []
+        var after: MonitorRecording?
+        for await event in events {
+            seen.append(event)
+            if case .outputFailed = event {
+                #expect(player.timeControlStatus == .waitingToPlayAtSpecifiedRate)
+                try await server.restart()
+                after = try await MonitorRecording(server: server)
+            }
+            if event == .queueFinished { break }
+        }
+        let heardAfter = soundingFrames(try #require(after).finish())
+        player.shutdown()
+
+        #expect(
+            eventNames(seen).filter { !$0.hasPrefix("start sweep") } == [
+                "output failed serverDisconnected", "output restored", "end sweep-44k-4s", "start join-1",
+                "end join-1", "queue end",
+            ])
+        let sweep = try Fixtures.referenceInt16("sweep-44k-4s")
+        let lostAt = heardBeforeLoss.count / 2
+        #expect(lostAt > 44_100, "the server was stopped after 1.5 s of the sweep")
+        #expect(sampleDifference(heardBeforeLoss, Array(sweep.prefix(heardBeforeLoss.count))) == nil)
+        // Heard again after the restart: from within 50 ms of where the sound stopped, to the end, then join-1.
+        let resumedAt = try #require(offset(of: heardAfter, in: sweep), "the resumed sound is not the sweep")
+        #expect(abs(resumedAt - lostAt) <= 2_205, "stopped at frame \(lostAt), resumed at \(resumedAt)")
+        let expectedAfter = Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1"))
+        #expect(sampleDifference(heardAfter, soundingFrames(expectedAfter)) == nil)
+    }
+}
