@@ -150,7 +150,13 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
                 engine.advanceToNextItem()
                 if engine.queue().isEmpty { setCurrentItem(nil) }
             } else {
+                let wasCurrent = engine.queue().first == entry
                 engine.remove(entry)
+                if wasCurrent {
+                    release(entry)
+                    makeFirstQueuedItemCurrent()
+                    return
+                }
             }
             release(entry)
         }
@@ -181,8 +187,15 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Moves past `left`, the first entry, without remembering it.
     func skip(_ left: QueueEntry) {
         engine.advanceToNextItem()
-        // The item left posts no end: it is let go here.
+        // The item left posts no end: it is let go here, and the next one is current at once, as in AVFoundation.
         if !engine.queue().contains(left) { release(left) }
+        makeFirstQueuedItemCurrent()
+    }
+
+    /// Makes the item of the first queued entry current (nil with an empty queue), after a command left the
+    /// current one.
+    func makeFirstQueuedItemCurrent() {
+        setCurrentItem(engine.queue().first.flatMap(item(for:)))
     }
 
     /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
@@ -295,7 +308,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             return call.time
         }
         if let held = heldItem() { return held.duration.isNumeric ? held.duration : .zero }
-        if let cue = engine.cue() {
+        if let cue = engine.cue(), let current = currentItem, entry(for: current) == cue.entry {
+            // The current item is not being heard (paused before it started, cued, or a seek is under way).
             guard cue.startFrame > 0 else { return .zero }
             let sampleRate = cue.info?.format.sampleRate ?? item(for: cue.entry).flatMap(loadedSampleRate)
             return sampleRate.map { MediaTime(value: Int64(cue.startFrame), timescale: Int32($0)) } ?? .zero
@@ -358,16 +372,12 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
         let queued = engine.queue()
-        let cue = entry == nil ? engine.cue() : nil
         return state.withLock { state in
             let current: PlayerItem?
             if let entry, let item = state.items[entry.id] {
                 current = item
             } else if let held = Self.heldItem(in: state) {
                 current = held
-            } else if let cue, let item = state.items[cue.entry.id] {
-                // Nothing is heard, or a skip or seek is under way: the item that plays next is current.
-                current = item
             } else {
                 current = state.currentItem ?? queued.first.flatMap { state.items[$0.id] }
             }
