@@ -54,17 +54,23 @@ final class InterruptibleSink: AudioSink {
 
 @Suite("The output goes away and comes back", .timeLimit(.minutes(1)))
 struct OutputRecoveryTests {
+    /// A player of fixtures on `sink`, its events subscribed, playing.
+    private func playing(_ names: [String], on sink: InterruptibleSink) -> (QueuePlayer, AsyncStream<PlaybackEvent>) {
+        let player = QueuePlayer(
+            items: names.map { PlayerItem(url: Fixtures.mp3($0)) }, sink: sink, logger: quietLogger,
+            application: Application())
+        let events = player.playbackEvents()
+        player.play()
+        return (player, events)
+    }
+
     @Test("playback resumes at the frame heard when the output went away: nothing heard twice, nothing skipped")
     func resumesWhereItStopped() async throws {
         // In real time, so that the output goes away mid-queue however loaded the machine is; the recording then
         // holds silence where the sink ran dry, which the comparison leaves out.
         let names = ["join-1", "join-2", "join-3"]
         let sink = InterruptibleSink(pacing: .realTime)
-        let player = QueuePlayer(
-            items: names.map { PlayerItem(url: Fixtures.mp3($0)) }, sink: sink, logger: quietLogger,
-            application: Application())
-        let events = player.playbackEvents()
-        player.play()
+        let (player, events) = playing(names, on: sink)
         var seen: [PlaybackEvent] = []
         for await event in events {
             seen.append(event)
@@ -98,11 +104,7 @@ struct OutputRecoveryTests {
     func absentAtStart() async throws {
         let sink = InterruptibleSink(pacing: .unpaced)
         sink.takeAway()
-        let player = QueuePlayer(
-            items: [PlayerItem(url: Fixtures.mp3("join-1"))], sink: sink, logger: quietLogger,
-            application: Application())
-        let events = player.playbackEvents()
-        player.play()
+        let (player, events) = playing(["join-1"], on: sink)
         var seen: [PlaybackEvent] = []
         for await event in events {
             seen.append(event)

@@ -124,18 +124,20 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server again with a new context, after it went away or was not there yet: throws
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
-    /// if any, is closed; ``start(format:renderer:)`` opens a new one.
+    /// if any, is closed; ``start(format:renderer:)`` opens a new one. Any thread but libpulse's; blocks until the
+    /// server answers or refuses (milliseconds).
     public func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard pa_context_get_state(context) != PA_CONTEXT_READY else { return }
+        guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
+            throw AudioSinkError(
+                .serverUnreachable, reason: "libpulse could not create a context", suggestion: "Check free memory")
+        }
         closeStream()
         pa_context_set_state_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
-        guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
-            fatalError("libpulse could not create a context: out of memory")
-        }
         context = fresh
         wasReady = false
         try connectContext()

@@ -72,7 +72,7 @@ extension QueuePlayer {
     /// The engine's events from now on (items opened, started, finished or failed, the queue finished, the output
     /// failed), each delivered after the player has applied it, so the getters agree with it. For services that
     /// log or persist per entry; observers are the way to render. Each call returns a new sequence; it finishes
-    /// after ``shutdown()``.
+    /// after ``shutdown()``. Any thread; buffered without limit, so read it or let it go.
     public func playbackEvents() -> AsyncStream<PlaybackEvent> {
         stream(\.eventStreams)
     }

@@ -26,11 +26,8 @@ extension QueuePlayer {
     /// Any thread.
     public func stop() {
         command {
-            state.withLock { state in
-                state.rate = 0
-                state.isStopped = true
-            }
-            engine.pause()
+            pause()
+            state.withLock { $0.isStopped = true }
             restartCurrentItem(atFrame: 0, completion: nil)
             currentItem?.noteTime(.zero)
         }

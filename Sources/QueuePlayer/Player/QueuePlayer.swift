@@ -137,7 +137,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     public func insert(_ item: PlayerItem, after: PlayerItem?) {
         guard canInsert(item, after: after) else { return }
         command {
-            insertItems([item], after: after.flatMap(entry(for:)))
+            _ = insertItems([item], after: after.flatMap(entry(for:)))
         }
     }
 

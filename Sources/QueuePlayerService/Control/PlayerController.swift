@@ -110,39 +110,36 @@ package final class PlayerController: Sendable {
             positionFrames: shown.map { Int($0.time.value) } ?? 0, positionSeconds: shown?.seconds ?? 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
             isPlaying: player.isPlaybackRequested)
-        guard state.withLock({ $0.savedCheckpoint != checkpoint }) else { return }
-        do {
+        save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
                 volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, isPlaying: checkpoint.isPlaying)
-            state.withLock { $0.savedCheckpoint = checkpoint }
-        } catch {
-            logger.error("cannot save the position in \(store.location): \(error)")
         }
     }
 
     /// Writes the queue when it differs from what was written last (a 10,000-item queue takes milliseconds to
     /// write; comparing takes microseconds).
     private func saveQueue() {
-        let queue = player.entries()
-        guard state.withLock({ $0.savedQueue != queue }) else { return }
-        do {
-            try store.saveQueue(queue)
-            state.withLock { $0.savedQueue = queue }
-        } catch {
-            logger.error("cannot save the queue in \(store.location): \(error)")
-        }
+        save(player.entries(), as: \.savedQueue, what: "the queue") { try store.saveQueue($0) }
     }
 
     /// Writes the player's history when it differs from what was written last.
     private func saveHistory() {
-        let history = player.history()
-        guard state.withLock({ $0.savedHistory != history }) else { return }
+        save(player.history(), as: \.savedHistory, what: "the history") { try store.saveHistory($0) }
+    }
+
+    /// Writes `value` with `write` unless `saved` already holds it, and records it there once written; a failure
+    /// is logged, naming `what` and the store.
+    private func save<Value: Equatable>(
+        _ value: Value, as saved: WritableKeyPath<ControllerState, Value?>, what: String,
+        write: (Value) throws -> Void
+    ) {
+        guard state.withLock({ $0[keyPath: saved] != value }) else { return }
         do {
-            try store.saveHistory(history)
-            state.withLock { $0.savedHistory = history }
+            try write(value)
+            state.withLock { $0[keyPath: saved] = value }
         } catch {
-            logger.error("cannot save the history in \(store.location): \(error)")
+            logger.error("cannot save \(what) in \(store.location): \(error)")
         }
     }
 
