@@ -105,9 +105,11 @@ package final class PlayerController: Sendable {
     /// Records the position (and volume, end-of-item action, playing or not) in the store, unless that is what
     /// it already holds.
     package func checkpoint() {
-        let shown = shownItem()
+        // The time alone: reading the current item's tags here would scan its file at start-up, beside the
+        // decoding thread opening it.
+        let time = player.currentTime()
         let checkpoint = Checkpoint(
-            positionFrames: shown.map { Int($0.time.value) } ?? 0, positionSeconds: shown?.seconds ?? 0,
+            positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
             isPlaying: player.isPlaybackRequested)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
