@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import QueuePlayer
@@ -12,7 +13,8 @@ struct EngineStateTests {
 
     /// The commands, each applied to a state and returning the kinds of actions it produced.
     enum Command: String, CaseIterable {
-        case play, pause, enqueue, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed, outputRestored
+        case play, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
+        case outputRestored
     }
 
     /// What an action is, without its payload, so that lists of actions can be compared.
@@ -43,6 +45,9 @@ struct EngineStateTests {
         case .play: return kinds(state.play())
         case .pause: return kinds(state.pause())
         case .enqueue: return kinds(state.enqueue([url]).1)
+        case .insert: return kinds(state.insert([url], after: state.order.first, audibleFrame: 0).1)
+        case .remove: return kinds(state.order.last.map { state.remove($0, audibleFrame: 0) } ?? [])
+        case .move: return kinds(state.order.last.map { state.move($0, to: 0, audibleFrame: 0).1 } ?? [])
         case .cue: return kinds(state.cue(startFrame: 100))
         case .seek: return kinds(state.seek(toFrame: 100, completion: { _ in }).1)
         case .next: return kinds(state.advanceToNextItem())
@@ -73,7 +78,8 @@ struct EngineStateTests {
     }
 
     static let phases: [Phase] = [
-        .idle, .playing, .paused, .outputLost(failure, resumesPlaying: true), .outputLost(failure, resumesPlaying: false),
+        .idle, .playing, .paused, .outputLost(failure, resumesPlaying: true),
+        .outputLost(failure, resumesPlaying: false),
         .shutDown,
     ]
 
@@ -94,7 +100,7 @@ struct EngineStateTests {
             case .outputLost: return (.outputLost(failure, resumesPlaying: false), [])
             default: return (phase, [])
             }
-        case .enqueue, .cue, .next, .clear:
+        case .enqueue, .insert, .remove, .move, .cue, .next, .clear:
             return (phase, restart)
         case .seek:
             return (phase, phase.isFinal ? [.failSeeks(1)] : [.wakeDecoder])
@@ -138,33 +144,166 @@ struct EngineStateTests {
         #expect(state.restart?.completions.isEmpty ?? true)
     }
 
-    @Test("the activity follows the decoding thread: restarting, then decoding, holding or empty")
-    func activity() {
-        var state = Self.state(in: .idle)
-        #expect(state.activity == .decoding)
-        _ = state.cue(startFrame: 5)
-        #expect(state.activity == .restarting)
-        #expect(state.order.map(\.url.lastPathComponent) == ["1.mp3", "2.mp3"])
-        _ = state.advanceToNextItem()
-        #expect(state.order.map(\.url.lastPathComponent) == ["2.mp3"])
-        #expect(state.restart?.startFrame == 0)
-        state.restart = nil
-        state.isHoldingAtItemEnd = true
-        #expect(state.activity == .holdingAtItemEnd)
-        state.isHoldingAtItemEnd = false
-        _ = state.removeAll()
-        state.restart = nil
-        #expect(state.activity == .empty)
+    /// What the decoding thread finds opened in `entry`: one second at 1 kHz, stereo.
+    static func info(_ entry: QueueEntry) -> ItemInfo {
+        let format = AudioFormat(sampleRate: 1000, channelCount: 2)
+        return ItemInfo(entry: entry, format: format, frameCount: 1000, metadata: .init())
     }
 
-    @Test("next while held at an item's end that was heard releases the hold instead of skipping")
-    func nextReleasesAHold() {
+    /// The entry a decoder step opens, or nil for any other step.
+    static func opened(_ step: PlaybackEngine.DecoderStep) -> (QueueEntry, PlaybackEngine.Restart?)? {
+        if case .open(let entry, let led) = step { return (entry, led) }
+        return nil
+    }
+
+    /// Counts how many times its completions are told true and false.
+    final class SeekOutcomes: Sendable {
+        let told = Mutex<[Bool]>([])
+        var completion: @Sendable (Bool) -> Void { { [self] outcome in told.withLock { $0.append(outcome) } } }
+    }
+
+    @Test("the decoding thread walks the queue: opening, decoding, a failure alone, then idle and the queue done")
+    func decodingThreadWalksTheQueue() {
+        var state = Self.state(in: .playing)
+        #expect(state.activity.name == "not started")
+        let (first, led) = try! #require(Self.opened(state.nextDecoderStep()))
+        #expect(led == nil && state.activity.name == "opening")
+        #expect(state.order.map(\.id) == [1, 2], "the entry being opened stays in the order")
+        let seeks = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+        #expect(seeks.isEmpty)
+        #expect(state.activity.name == "decoding" && state.timeline.playing?.entry == first)
+        let holds = state.finishedItem(atFrame: 1000, failure: nil)
+        #expect(!holds)
+        let (second, _) = try! #require(Self.opened(state.nextDecoderStep()))
+        let unreadable = DecoderError(.unreadable, url: second.url, reason: "cannot be read", suggestion: "check it")
+        _ = state.openingFailed(unreadable, atFrame: 1000)
+        #expect(state.activity.name == "between items" && state.order.map(\.id) == [1, 2])
+        guard case .finishWriting = state.nextDecoderStep() else { Issue.record("nothing left to open"); return }
+        let settled = state.settleIdle()
+        #expect(settled.isIdle && state.activity.name == "idle")
+        #expect(!state.queueIsDone, "not before the items were heard")
+        let heard = state.dueDeliveries(audibleFrame: 1000)
+        #expect(heard.count == 3, "started, finished, failed: \(heard)")
+        #expect(state.queueIsDone)
+        let (reported, reportedAgain) = (state.takeQueueFinished(), state.takeQueueFinished())
+        #expect(reported && !reportedAgain)
+        _ = state.enqueue([URL(fileURLWithPath: "/music/3.mp3")])
+        #expect(!state.queueIsDone)
+    }
+
+    @Test("a seek leads the next opening: its frame, no second start, its completion told once opened")
+    func seekLeadsTheNextOpening() throws {
+        var state = Self.state(in: .playing)
+        let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
+        _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+        let outcomes = SeekOutcomes()
+        _ = state.seek(toFrame: 400, completion: outcomes.completion)
+        guard case .restart(let replaced, reopensOutput: false) = state.nextDecoderStep() else {
+            Issue.record("the seek is taken up first")
+            return
+        }
+        #expect(replaced.isEmpty && state.activity.name == "restarting" && state.timeline.isEmpty)
+        let (again, led) = try #require(Self.opened(state.nextDecoderStep()))
+        #expect(again == first && led?.startFrame == 400 && led?.resumes == first)
+        state.opened(Self.info(again), atFrame: -400, resumingAt: 400).forEach { $0(true) }
+        #expect(outcomes.told.withLock { $0 } == [true])
+        #expect(state.timeline.playing?.resumeFrame == 400)
+    }
+
+    @Test("a restart taken and replaced before it was carried out has its seeks told false")
+    func replacedRestartFailsItsSeeks() {
+        var state = Self.state(in: .playing)
+        let outcomes = SeekOutcomes()
+        _ = state.seek(toFrame: 10, completion: outcomes.completion)
+        _ = state.nextDecoderStep()
+        _ = state.seek(toFrame: 20, completion: outcomes.completion)
+        guard case .restart(let replaced, _) = state.nextDecoderStep() else {
+            Issue.record("the second seek is taken up")
+            return
+        }
+        replaced.forEach { $0(false) }
+        #expect(outcomes.told.withLock { $0 } == [false])
+    }
+
+    @Test("holding at an item's end: next after the item was heard releases the hold instead of skipping")
+    func nextReleasesAHold() throws {
         var state = Self.state(in: .playing)
         _ = state.setHoldsAtItemEnd(true)
-        state.isHoldingAtItemEnd = true
+        let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
+        _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+        let holds = state.finishedItem(atFrame: 1000, failure: nil)
+        #expect(holds)
+        #expect(state.keepsHolding && state.activity.name == "holding at item end")
+        _ = state.dueDeliveries(audibleFrame: 1000)
         #expect(Self.kinds(state.advanceToNextItem()) == [.wakeDecoder])
-        #expect(state.holdReleased)
-        #expect(state.restart == nil)
-        #expect(state.order.count == 2)
+        #expect(!state.keepsHolding && state.restart == nil && state.order.map(\.id) == [2])
+        state.leaveHold()
+        #expect(state.activity.name == "between items")
+    }
+
+    @Test("turning the hold off, or a restart, releases it; shutting down does too")
+    func holdReleases() throws {
+        for release in ["hold off", "seek", "shut down"] {
+            var state = Self.state(in: .playing)
+            _ = state.setHoldsAtItemEnd(true)
+            let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
+            _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+            _ = state.finishedItem(atFrame: 1000, failure: nil)
+            switch release {
+            case "hold off": _ = state.setHoldsAtItemEnd(false)
+            case "seek": _ = state.seek(toFrame: 0, completion: nil)
+            default: _ = state.shutDown()
+            }
+            #expect(!state.keepsHolding, "\(release)")
+        }
+    }
+
+    @Test("the output lost while a seek is being carried out: the seek is kept, and carried out once it is back")
+    func outputLostDuringASeek() throws {
+        for moment in ["restarting", "opening"] {
+            var state = Self.state(in: .playing)
+            let outcomes = SeekOutcomes()
+            _ = state.seek(toFrame: 300, completion: outcomes.completion)
+            _ = state.nextDecoderStep()
+            if moment == "opening" { _ = state.nextDecoderStep() }
+            _ = state.outputFailed(Self.failure)
+            #expect(state.restart?.startFrame == 300, "\(moment)")
+            state.abandonOpening().forEach { $0(false) }
+            guard case .waitForOutput = state.nextDecoderStep() else {
+                Issue.record("\(moment): waits for the output")
+                continue
+            }
+            _ = state.outputRestored()
+            guard case .restart(let replaced, reopensOutput: true) = state.nextDecoderStep() else {
+                Issue.record("\(moment): the kept seek is taken up with a new stream")
+                continue
+            }
+            #expect(replaced.isEmpty)
+            let (entry, led) = try #require(Self.opened(state.nextDecoderStep()))
+            #expect(entry.id == 1 && led?.startFrame == 300, "\(moment)")
+            state.opened(Self.info(entry), atFrame: -300, resumingAt: 300).forEach { $0(true) }
+            #expect(outcomes.told.withLock { $0 } == [true], "\(moment): told once, when carried out")
+        }
+    }
+
+    @Test("the decoding thread's state while the output is lost: it waits, and goes idle only once it is back")
+    func idleWaitsForTheOutput() {
+        var state = Self.state(in: .playing)
+        _ = state.removeAll()
+        _ = state.outputFailed(Self.failure)
+        guard case .waitForOutput = state.nextDecoderStep() else {
+            Issue.record("waits")
+            return
+        }
+        let whileLost = state.settleIdle()
+        #expect(!whileLost.isIdle)
+        _ = state.outputRestored()
+        _ = state.nextDecoderStep()
+        guard case .finishWriting = state.nextDecoderStep() else {
+            Issue.record("nothing to open")
+            return
+        }
+        let onceBack = state.settleIdle()
+        #expect(onceBack.isIdle)
     }
 }

@@ -5,153 +5,116 @@ extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
     static let decodeChunkFrames = 4096
 
-    /// What the decoding thread does next.
-    private enum NextStep {
-        case decode(QueueEntry)
-        case restart
-        case idle
-        /// The output is lost: wait until it is back (the event thread reconnects it).
-        case waitForOutput
-    }
-
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
     /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
-    /// full ring; never on the sink's render thread.
+    /// full ring; never on the sink's render thread. Every change of the engine's state is a transition of
+    /// ``State`` (PlaybackEngine+ThreadTransitions.swift).
     func runDecoding() {
-        var streamFormat: AudioFormat?
-        var endIsMarked = true
-        var restart: Restart?
+        var stream = StreamProgress()
         while !isShuttingDown {
-            let entry: QueueEntry
-            switch nextStep() {
-            case .restart:
-                // A restart taken but not yet carried out is replaced: its seeks did not finish.
-                restart?.completions.forEach { $0(false) }
-                restart = applyRestart()
-                endIsMarked = true
-                if state.withLock({ $0.takeOutputReopening() }) {
-                    // The output was reconnected: the old stream is gone.
-                    streamFormat = nil
-                }
-                continue
+            switch state.withLock({ $0.nextDecoderStep() }) {
             case .waitForOutput:
                 decoderWake.wait()
-                continue
-            case .idle:
+            case .restart(let replaced, let reopensOutput):
+                // A restart taken but not yet carried out is replaced: its seeks did not finish.
+                replaced.forEach { $0(false) }
+                dropDecodedAhead()
+                stream.endIsMarked = true
+                if reopensOutput {
+                    // The output was reconnected: the old stream is gone.
+                    stream.format = nil
+                }
+            case .finishWriting:
                 renderer.markEndOfStream()
-                endIsMarked = true
-                state.withLock { $0.decoderIsIdle = true }
+                stream.endIsMarked = true
+                let (isIdle, unfinished) = state.withLock { $0.settleIdle() }
+                unfinished.forEach { $0(false) }
                 renderer.wakeProgressWaiter()
-                decoderWake.wait()
-                continue
-            case .decode(let next):
-                entry = next
-            }
-            let startFrame = restart?.startFrame ?? 0
-            let resumes = restart?.resumes == entry
-            // Told once the item is open at the new frame (or failed to open), before its frames are written:
-            // writing can wait for a long time (a paused sink), the seek itself is done.
-            let completions = restart?.completions ?? []
-            restart = nil
-            let decoder: any AudioDecoder
-            do {
-                decoder = try makeDecoder(entry.url, logger)
-                if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
-            } catch {
-                logger.debug("cannot open \(entry.url.path): \(error.reason)")
-                state.withLock { state in
-                    state.timeline.recordFailure(entry, error, atFrame: renderer.producedFrames)
-                    state.opening = nil
-                }
-                renderer.wakeProgressWaiter()
-                completions.forEach { $0(true) }
-                continue
-            }
-            if decoder.format != streamFormat {
-                if streamFormat != nil {
-                    renderer.markEndOfStream()
-                    endIsMarked = true
-                    guard drainForFormatChange() else {
-                        abandonOpening(completions)
-                        continue
-                    }
-                }
-                do {
-                    try sink.start(format: decoder.format, renderer: renderer)
-                    if !state.withLock({ $0.isPlaying }) { sink.setPaused(true) }
-                } catch {
-                    outputFailed(error)
-                    abandonOpening(completions)
-                    continue
-                }
-                streamFormat = decoder.format
-            }
-            let info = decoder.info(for: entry)
-            post(.itemReady(info))
-            let resumeFrame = min(startFrame, decoder.frameCount)
-            state.withLock { state in
-                state.timeline.begin(
-                    info, atFrame: renderer.producedFrames - resumeFrame, resumingAt: resumeFrame,
-                    announcesStart: !resumes)
-                state.opening = nil
-            }
-            completions.forEach { $0(true) }
-            switch writeFrames(of: decoder, endIsMarked: &endIsMarked) {
-            case .interrupted:
-                continue
-            case .finished(let failure):
-                if let failure {
-                    logger.debug("decoding stopped early: \(failure)")
-                }
-                state.withLock { $0.timeline.endCurrent(atFrame: renderer.producedFrames, failure: failure) }
-                renderer.wakeProgressWaiter()
-                if state.withLock({ $0.holdsAtItemEnd && !$0.pending.isEmpty }) {
-                    renderer.markEndOfStream()
-                    endIsMarked = true
-                    holdAtItemEnd()
-                }
+                if isIdle { decoderWake.wait() }
+            case .open(let entry, let led):
+                play(entry, from: led?.startFrame ?? 0, stream: &stream)
             }
         }
     }
 
-    /// Gives up the entry being opened because the output failed (or the engine stopped): the restart the failure
-    /// set up holds it in its order, so it is opened again once the output is back.
-    private func abandonOpening(_ completions: [@Sendable (Bool) -> Void]) {
-        state.withLock { $0.opening = nil }
-        completions.forEach { $0(false) }
+    /// The stream the decoding thread writes into: its format (nil before the first item, or once it was closed),
+    /// and whether its end is marked (the sink is told when frames follow again).
+    private struct StreamProgress {
+        var format: AudioFormat?
+        var endIsMarked = true
+    }
+
+    /// Opens `entry` at `startFrame`, (re)opens the stream if its format differs, and writes the item into the ring,
+    /// holding at its end when asked to.
+    private func play(_ entry: QueueEntry, from startFrame: Int, stream: inout StreamProgress) {
+        let decoder: any AudioDecoder
+        do {
+            decoder = try makeDecoder(entry.url, logger)
+            if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
+        } catch {
+            logger.debug("cannot open \(entry.url.path): \(error.reason)")
+            let seeks = state.withLock { $0.openingFailed(error, atFrame: renderer.producedFrames) }
+            renderer.wakeProgressWaiter()
+            seeks.forEach { $0(true) }
+            return
+        }
+        guard openStream(for: decoder.format, stream: &stream) else {
+            state.withLock { $0.abandonOpening() }.forEach { $0(false) }
+            return
+        }
+        let info = decoder.info(for: entry)
+        post(.itemReady(info))
+        let resumeFrame = min(startFrame, decoder.frameCount)
+        // Told once the item is open at the new frame, before its frames are written: writing can wait for a long
+        // time (a paused sink), the seek itself is done.
+        let seeks = state.withLock { state in
+            state.opened(info, atFrame: renderer.producedFrames - resumeFrame, resumingAt: resumeFrame)
+        }
+        seeks.forEach { $0(true) }
+        guard case .finished(let failure) = writeFrames(of: decoder, endIsMarked: &stream.endIsMarked) else { return }
+        if let failure {
+            logger.debug("decoding stopped early: \(failure)")
+        }
+        let holds = state.withLock { $0.finishedItem(atFrame: renderer.producedFrames, failure: failure) }
+        renderer.wakeProgressWaiter()
+        if holds {
+            renderer.markEndOfStream()
+            stream.endIsMarked = true
+            holdAtItemEnd()
+        }
+    }
+
+    /// Makes the stream's format `format`: after a change, what was written is drained and the stream closed, then
+    /// a new one opened (paused unless playing). False if the engine stopped or the output failed meanwhile.
+    private func openStream(for format: AudioFormat, stream: inout StreamProgress) -> Bool {
+        guard format != stream.format else { return true }
+        if stream.format != nil {
+            renderer.markEndOfStream()
+            stream.endIsMarked = true
+            guard drainForFormatChange() else { return false }
+        }
+        do {
+            try sink.start(format: format, renderer: renderer)
+            if !state.withLock({ $0.isPlaying }) { sink.setPaused(true) }
+        } catch {
+            outputFailed(error)
+            return false
+        }
+        stream.format = format
+        return true
     }
 
     /// Waits at an item's end until released, or until a skip, seek or edit (or shutdown) needs the thread.
     private func holdAtItemEnd() {
-        state.withLock { state in
-            state.isHoldingAtItemEnd = true
-            state.holdReleased = false
-        }
-        while state.withLock({ $0.holdsAtItemEnd && !$0.holdReleased && $0.restart == nil }), !isShuttingDown {
+        while state.withLock({ $0.keepsHolding }) {
             decoderWake.wait()
         }
-        state.withLock { $0.isHoldingAtItemEnd = false }
+        state.withLock { $0.leaveHold() }
     }
 
-    /// Takes the next pending entry, unless a restart is waiting (which must see the pending list whole).
-    private func nextStep() -> NextStep {
-        state.withLock { state in
-            if state.phase.isOutputLost { return .waitForOutput }
-            if state.restart != nil { return .restart }
-            guard !state.pending.isEmpty else { return .idle }
-            state.decoderIsIdle = false
-            state.opening = state.pending.removeFirst()
-            return state.opening.map(NextStep.decode) ?? .idle
-        }
-    }
-
-    /// Drops everything decoded ahead, flushes the output and forgets the timeline; `pending` already holds the new
-    /// order. The renderer then sees an end of stream until the first new frames are written.
-    private func applyRestart() -> Restart? {
-        let restart = state.withLock { state in
-            defer { state.restart = nil }
-            return state.restart
-        }
+    /// Drops everything decoded ahead and flushes the output (the restart taken emptied the timeline; `pending`
+    /// holds the new order). The renderer then sees an end of stream until the first new frames are written.
+    private func dropDecodedAhead() {
         renderer.discardWrittenFrames()
         renderer.markEndOfStream()
         sink.flush()
@@ -159,12 +122,7 @@ extension PlaybackEngine {
         // while paused, before a render has applied the discard.
         heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)
         frameHeardAtLoss.store(-1, ordering: .releasing)
-        state.withLock { state in
-            state.timeline.removeAll()
-            if restart?.keepsObservers != true { state.resetObserverProgress() }
-        }
         renderer.wakeProgressWaiter()
-        return restart
     }
 
     /// How writing an item into the ring ended.

@@ -11,10 +11,7 @@ extension PlaybackEngine {
             defer { previousAudible = audible }
             let (due, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
                 let due = state.dueDeliveries(audibleFrame: audible)
-                let done =
-                    state.timeline.isEmpty && state.pending.isEmpty && state.decoderIsIdle
-                    && !state.queueFinishedReported
-                return (due, state.timeline.nextEventFrame, state.nextObserverFrame, done)
+                return (due, state.timeline.nextEventFrame, state.nextObserverFrame, state.queueIsDone)
             }
             due.forEach(carryOut)
             if queueDone {
@@ -71,12 +68,7 @@ extension PlaybackEngine {
 
     private func finishQueue() {
         guard drainOutput() else { return }
-        let stillDone = state.withLock { state -> Bool in
-            guard state.pending.isEmpty, state.decoderIsIdle, !state.queueFinishedReported else { return false }
-            state.queueFinishedReported = true
-            return true
-        }
-        if stillDone {
+        if state.withLock({ $0.takeQueueFinished() }) {
             post(.queueFinished)
         }
     }

@@ -13,17 +13,8 @@ extension PlaybackEngine {
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
-        let (inserted, replaced) = state.withLock { state -> ([QueueEntry], [@Sendable (Bool) -> Void]) in
-            let entries = urls.map { url in
-                defer { state.nextEntryID += 1 }
-                return QueueEntry(id: state.nextEntryID, url: url)
-            }
-            var order = state.order
-            let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count
-            order.insert(contentsOf: entries, at: position)
-            return (entries, state.reorder(to: order, audibleFrame: audible))
-        }
-        carryOut([.failSeeks(replaced), .wakeDecoder])
+        let (inserted, actions) = state.withLock { $0.insert(urls, after: entry, audibleFrame: audible) }
+        carryOut(actions)
         return inserted
     }
 
@@ -31,15 +22,8 @@ extension PlaybackEngine {
     /// ``advanceToNextItem()`` does; removing one decoded ahead re-decodes from the frame being heard, as
     /// ``insert(_:after:)`` does; an entry not queued is ignored. Any thread.
     public func remove(_ entry: QueueEntry) {
-        if state.withLock({ $0.timeline.playing?.entry == entry }) {
-            advanceToNextItem()
-            return
-        }
         let audible = audibleFrame()
-        let replaced = state.withLock { state in
-            state.reorder(to: state.order.filter { $0 != entry }, audibleFrame: audible)
-        }
-        carryOut([.failSeeks(replaced), .wakeDecoder])
+        carryOut(state.withLock { $0.remove(entry, audibleFrame: audible) })
     }
 
     /// Moves `entry` to `index` in ``queue()`` (clamped), keeping its id. Moving an entry to the front plays it
@@ -49,19 +33,8 @@ extension PlaybackEngine {
     @discardableResult
     public func move(_ entry: QueueEntry, to index: Int) -> Bool {
         let audible = audibleFrame()
-        let (moved, replaced) = state.withLock { state -> (Bool, [@Sendable (Bool) -> Void]) in
-            var order = state.order
-            guard let from = order.firstIndex(of: entry) else { return (false, []) }
-            order.remove(at: from)
-            order.insert(entry, at: min(max(0, index), order.count))
-            if from == 0 || index <= 0, order.first != state.timeline.playing?.entry {
-                // A new entry leads: it starts from its beginning, as a skip does.
-                state.pending = order
-                return (true, state.replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil)))
-            }
-            return (true, state.reorder(to: order, audibleFrame: audible))
-        }
-        carryOut([.failSeeks(replaced), .wakeDecoder])
+        let (moved, actions) = state.withLock { $0.move(entry, to: index, audibleFrame: audible) }
+        carryOut(actions)
         return moved
     }
 
@@ -72,6 +45,46 @@ extension PlaybackEngine {
 }
 
 extension PlaybackEngine.State {
+    /// Inserts entries for `urls` after `entry` (nil, or an entry no longer queued: at the end), given the ring
+    /// frame being heard; returns them.
+    mutating func insert(
+        _ urls: [URL], after entry: QueueEntry?, audibleFrame audible: Int
+    ) -> ([QueueEntry], [Action]) {
+        let entries = urls.map { url in
+            defer { nextEntryID += 1 }
+            return QueueEntry(id: nextEntryID, url: url)
+        }
+        guard !phase.isFinal else { return (entries, []) }
+        var order = order
+        let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count
+        order.insert(contentsOf: entries, at: position)
+        return (entries, [.failSeeks(reorder(to: order, audibleFrame: audible)), .wakeDecoder])
+    }
+
+    /// Removes `entry`: the one being heard is left for the next (as ``advanceToNextItem()``); another is dropped
+    /// from the order. An entry not queued changes nothing.
+    mutating func remove(_ entry: QueueEntry, audibleFrame audible: Int) -> [Action] {
+        guard !phase.isFinal else { return [] }
+        if timeline.playing?.entry == entry { return advanceToNextItem() }
+        guard order.contains(entry) else { return [] }
+        return [.failSeeks(reorder(to: order.filter { $0 != entry }, audibleFrame: audible)), .wakeDecoder]
+    }
+
+    /// Moves `entry` to `index` of the order (clamped); false for an entry not queued. A new first entry starts
+    /// from its beginning, as after a skip.
+    mutating func move(_ entry: QueueEntry, to index: Int, audibleFrame audible: Int) -> (Bool, [Action]) {
+        var order = order
+        guard !phase.isFinal, let from = order.firstIndex(of: entry) else { return (false, []) }
+        order.remove(at: from)
+        order.insert(entry, at: min(max(0, index), order.count))
+        if from == 0 || index <= 0, order.first != timeline.playing?.entry {
+            pending = order
+            queueFinishedReported = false
+            return (true, restart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil)))
+        }
+        return (true, [.failSeeks(reorder(to: order, audibleFrame: audible)), .wakeDecoder])
+    }
+
     /// Makes `order` (which keeps the playing entry first, if any) the play order. If the entries already decoded
     /// are still its prefix, only the pending part changes; otherwise the playing entry restarts at the frame being
     /// heard, and everything after it is decoded again. Returns the seek completions of a restart it replaced.

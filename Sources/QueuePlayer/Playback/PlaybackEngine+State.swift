@@ -27,16 +27,42 @@ extension PlaybackEngine {
         }
     }
 
-    /// What the decoding thread is doing within a phase, for the table of transitions and for diagnostics.
-    enum Activity: Equatable {
-        /// Nothing queued past what was heard.
-        case empty
-        /// Entries wait to be opened or are being decoded.
+    /// What the decoding thread is doing: stored, and changed only by the decoding thread's transitions
+    /// (``PlaybackEngine/State/nextDecoderStep()`` and those after it) and by the commands that release a hold.
+    enum Activity {
+        /// The threads have not started, or the decoding thread has not looked at the queue yet.
+        case notStarted
+        /// Everything queued has been decoded: the ring's end is marked and the thread waits for entries.
+        case idle
+        /// A skip, seek, cue, edit or recovery was taken up: what was decoded ahead is dropped and the output
+        /// flushed. The restart's start frame and seek completions go to the next entry opened.
+        case restarting(Restart)
+        /// Opening `entry`, taken from `pending` (so in neither the timeline nor `pending`); `restart` is the one
+        /// that led here, if any.
+        case opening(QueueEntry, led: Restart?)
+        /// Writing an item's frames into the ring.
         case decoding
-        /// A skip, seek, cue or edit waits to be carried out (``State/restart``).
-        case restarting
-        /// Stopped at an item's end until released (``State/holdsAtItemEnd``).
-        case holdingAtItemEnd
+        /// An item was decoded to its end, or failed to open: the next entry follows.
+        case betweenItems
+        /// Stopped at an item's end, with nothing of the next item decoded, until `released` (``advanceToNextItem()``
+        /// after the item was heard), or a restart, or turning the hold off.
+        case holdingAtItemEnd(released: Bool)
+        /// The output is lost: the thread waits until the event thread has reconnected it.
+        case waitingForOutput
+
+        /// The activity's name, for the docs' table, tests and diagnostics.
+        var name: String {
+            switch self {
+            case .notStarted: "not started"
+            case .idle: "idle"
+            case .restarting: "restarting"
+            case .opening: "opening"
+            case .decoding: "decoding"
+            case .betweenItems: "between items"
+            case .holdingAtItemEnd(let released): released ? "hold released" : "holding at item end"
+            case .waitingForOutput: "waiting for output"
+            }
+        }
     }
 
     /// What a transition asks the engine to do once its lock is released. Transitions never block, call out or
@@ -58,14 +84,17 @@ extension PlaybackEngine {
         case recoverOutput
     }
 
-    /// The engine's whole state: one value under the engine's lock. Commands are the pure transitions below, each
-    /// returning the ``Action``s to carry out outside the lock; the threads read and update the decoding fields.
+    /// The engine's whole state: one value under the engine's lock, in two stored dimensions (``Phase``: what is
+    /// wanted of the output; ``Activity``: what the decoding thread is doing) plus the play queue (the timeline of
+    /// what was decoded, and `pending`). Every change is one of the transitions below or in
+    /// PlaybackEngine+ThreadTransitions.swift: commands return the ``Action``s to carry out once the lock is
+    /// released; the threads' transitions return what the thread must do next.
     struct State {
         var nextEntryID = 1
         var pending: [QueueEntry] = []
         var timeline = PlaybackTimeline()
         var phase = Phase.idle
-        var decoderIsIdle = false
+        var activity = Activity.notStarted
         var queueFinishedReported = false
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
@@ -78,10 +107,6 @@ extension PlaybackEngine {
         var holdsAtItemEnd = false
         var volume: Float = 1
         var isMuted = false
-        /// The decoding thread is waiting at an item's end.
-        var isHoldingAtItemEnd = false
-        /// Set to let a holding decoding thread go on to the next entry.
-        var holdReleased = false
         var nextObserverID = 1
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]
@@ -100,7 +125,16 @@ extension PlaybackEngine {
         }
 
         /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
-        var opening: QueueEntry?
+        var opening: QueueEntry? {
+            if case .opening(let entry, _) = activity { return entry }
+            return nil
+        }
+
+        /// True while the decoding thread waits at an item's end.
+        var isHoldingAtItemEnd: Bool {
+            if case .holdingAtItemEnd = activity { return true }
+            return false
+        }
 
         /// Makes every observer start over with the next item heard (after a skip or seek).
         mutating func resetObserverProgress() {
@@ -138,13 +172,6 @@ extension PlaybackEngine.State {
 
     /// True between ``play()`` and ``pause()``.
     var isPlaying: Bool { phase == .playing }
-
-    /// What the decoding thread is doing (see ``PlaybackEngine/Activity``).
-    var activity: PlaybackEngine.Activity {
-        if restart != nil { return .restarting }
-        if isHoldingAtItemEnd { return .holdingAtItemEnd }
-        return order.isEmpty ? .empty : .decoding
-    }
 
     /// Playback wanted: starts the threads the first time, unpauses the output after a pause.
     mutating func play() -> [Action] {
@@ -217,7 +244,7 @@ extension PlaybackEngine.State {
         guard !phase.isFinal else { return [] }
         if isHoldingAtItemEnd, restart == nil, timeline.isEmpty {
             // The item held at its end has been heard to its end: going on is moving to the next entry.
-            holdReleased = true
+            activity = .holdingAtItemEnd(released: true)
             return [.wakeDecoder]
         }
         let order = order
@@ -238,7 +265,6 @@ extension PlaybackEngine.State {
     /// Stops (true) or stops no more (false) at each item's end; turning it off releases a hold.
     mutating func setHoldsAtItemEnd(_ holds: Bool) -> [Action] {
         holdsAtItemEnd = holds
-        if !holds { holdReleased = true }
         return [.wakeDecoder]
     }
 
@@ -264,13 +290,30 @@ extension PlaybackEngine.State {
         recoveryPending = true
         if restart == nil {
             pending = order
-            if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
-                restart = Restart(startFrame: playing.resumeFrame, resumes: playing.entry, keepsObservers: true)
-            } else {
-                restart = Restart(startFrame: 0, resumes: nil, keepsObservers: true)
-            }
+            restart = restartAfterLoss()
         }
         return [.recoverOutput]
+    }
+
+    /// Where playback goes on once a lost output is back, when no restart waits: the item being heard from the
+    /// frame it resumed at (``resumePoint(audibleFrame:)`` moves it to the frame heard); or the restart the decoding
+    /// thread had taken and not finished (its seeks move along, and are told once it is carried out); or the start.
+    private mutating func restartAfterLoss() -> Restart {
+        if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
+            return Restart(startFrame: playing.resumeFrame, resumes: playing.entry, keepsObservers: true)
+        }
+        switch activity {
+        case .restarting(let taken):
+            activity = .betweenItems
+            return taken
+        case .opening(let entry, let led?) where pending.first == entry:
+            var moved = led
+            moved.completions = []
+            activity = .opening(entry, led: moved)
+            return led
+        default:
+            return Restart(startFrame: 0, resumes: nil, keepsObservers: true)
+        }
     }
 
     /// The event thread takes up a pending recovery: the restart resumes the item being heard at `audible`, the
@@ -301,7 +344,7 @@ extension PlaybackEngine.State {
     }
 
     /// Makes `new` the waiting restart, replacing any: the replaced one's seeks are told `false`.
-    private mutating func restart(with new: Restart) -> [Action] {
+    mutating func restart(with new: Restart) -> [Action] {
         let replaced = replaceRestart(with: new)
         return (replaced.isEmpty ? [] : [.failSeeks(replaced)]) + [.wakeDecoder]
     }
