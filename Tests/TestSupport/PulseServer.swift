@@ -69,6 +69,26 @@ public final class MonitorRecording {
     /// Frames recorded so far (parec's buffering puts this up to about 10 ms behind the sink).
     public var framesSoFar: Int { Self.size(of: file) / 4 }
 
+    /// Waits until `frames` more frames have been recorded: the sink's own clock, where silence counts too (what a
+    /// test waits on to let a pause, or the tail after the last item, be heard). False after `timeout` seconds.
+    @discardableResult
+    public func waitForFurther(_ frames: Int, timeout: Double = 10) async -> Bool {
+        let target = framesSoFar + frames
+        let deadline = Date().addingTimeInterval(timeout)
+        while framesSoFar < target {
+            guard Date() < deadline, process.isRunning else { return false }
+            // parec appends a block every few milliseconds: this reads the file as it grows.
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// Records `frames` more frames (the tail still in the server's buffers), then stops and returns the samples.
+    public func finish(afterFurther frames: Int) async -> [Int16] {
+        await waitForFurther(frames)
+        return finish()
+    }
+
     /// Stops recording and returns the interleaved samples.
     public func finish() -> [Int16] {
         // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGINT and SIGTERM.

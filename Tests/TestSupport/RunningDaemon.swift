@@ -6,6 +6,8 @@ import Foundation
 public final class RunningDaemon {
     private let process = Process()
     private let logFile = Subprocess.temporaryFile("log")
+    /// Finishes when the process exits.
+    private let exited: AsyncStream<Void>
 
     /// Starts `playerctl daemon ARGUMENTS`, with `bus` as its session bus if given.
     public init(_ arguments: [String], bus: SessionBus? = nil) throws {
@@ -22,8 +24,14 @@ public final class RunningDaemon {
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+        self.exited = exited
+        process.terminationHandler = { _ in exit.finish() }
         try process.run()
     }
+
+    /// The daemon's process id (the helper that unblocks signals execs it, so the pid stays).
+    public var pid: Int32 { process.processIdentifier }
 
     deinit {
         if process.isRunning {
@@ -36,17 +44,6 @@ public final class RunningDaemon {
     /// Everything logged so far.
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Waits until the log contains `text` `count` times; false on timeout or if the daemon exits first.
-    public func waitForLog(_ text: String, count: Int = 1, timeout seconds: Double = 5) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if log.components(separatedBy: text).count - 1 >= count { return true }
-            if !process.isRunning { return log.components(separatedBy: text).count - 1 >= count }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-
     /// Sends `signal` to the daemon.
     public func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
@@ -55,13 +52,26 @@ public final class RunningDaemon {
     /// Waits for the daemon to exit and returns its status, or nil if it was still running after `seconds` (it is
     /// then killed).
     public func exitStatus(within seconds: Double = 5) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
+        let exited = exited
+        let inTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in exited {}
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !inTime || process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
         }
+        process.waitUntilExit()
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }

@@ -28,6 +28,15 @@ public final class SessionBus {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// Waits until `name` has an owner on the bus (`gdbus wait`, which follows the bus's NameOwnerChanged signals);
+    /// false after `timeout` seconds.
+    public func waitForName(_ name: String, timeout: Int = 10) async -> Bool {
+        let result = await Subprocess.run(
+            "/usr/bin/gdbus", ["wait", "--session", "--timeout", "\(timeout)", name],
+            environment: environment(ProcessInfo.processInfo.environment))
+        return result.status == 0
+    }
+
     /// `environment` with this bus as the session bus.
     public func environment(_ environment: [String: String]) -> [String: String] {
         environment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 }

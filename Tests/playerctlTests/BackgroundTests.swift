@@ -23,17 +23,18 @@ struct BackgroundTests {
         let manifest = try manifestFile(modes: ["audio"])
         let state = Subprocess.temporaryFile("sqlite")
         let names = ["join-1", "join-2", "join-3"]
+        let socket = privateSocket("bg-audio")
         let daemon = try RunningDaemon(
             [
                 "--server", server.address, "--exit-when-empty", "--manifest", manifest.path,
-                "--background-log-interval", "0.1", "--state-file", state.path,
+                "--background-log-interval", "0.1", "--state-file", state.path, "--socket", socket,
             ] + names.map { Fixtures.mp3($0).path })
-        #expect(await daemon.waitForLog("] playing "))
-        try await Task.sleep(for: .milliseconds(500))
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays(past: 0.5) } != nil, "\(states.history)")
         daemon.send(SIGUSR1)
+        #expect(await states.first { $0.application == "background" } != nil, "\(states.history)")
         let status = await daemon.exitStatus(within: 10)
-        try await Task.sleep(for: .milliseconds(200))
-        let samples = recording.finish()
+        let samples = await recording.finish(afterFurther: 8_820)
         let log = daemon.log
         #expect(status == 0, "\(log)")
 
@@ -62,20 +63,22 @@ struct BackgroundTests {
         let server = try await PulseServer(name: "bg-pause")
         let recording = try await MonitorRecording(server: server)
         let missingManifest = "/tmp/queueplayer-no-manifest-\(getpid())/Info.plist"
+        let socket = privateSocket("bg-pause")
         let daemon = try RunningDaemon(
             [
                 "--server", server.address, "--manifest", missingManifest, "--state-file",
-                Subprocess.temporaryFile("sqlite").path, Fixtures.mp3("stereo-44k-5s").path,
+                Subprocess.temporaryFile("sqlite").path, "--socket", socket, Fixtures.mp3("stereo-44k-5s").path,
             ])
-        #expect(await daemon.waitForLog("] playing "))
-        try await Task.sleep(for: .milliseconds(700))
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays(past: 0.7) } != nil, "\(states.history)")
         let backgrounded = recording.framesSoFar
         daemon.send(SIGUSR1)
-        #expect(await daemon.waitForLog("paused: entered the background"))
-        try await Task.sleep(for: .milliseconds(500))
+        let paused = await states.first { $0.status == "Paused" && $0.application != "active" }
+        #expect(paused != nil, "\(states.history)")
+        await recording.waitForFurther(22_050)
         daemon.send(SIGUSR2)
-        #expect(await daemon.waitForLog("entered the foreground"))
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await states.first { $0.application == "active" } != nil, "\(states.history)")
+        await recording.waitForFurther(22_050)
         let end = recording.framesSoFar
         daemon.send(SIGTERM)
         let status = await daemon.exitStatus()
@@ -101,28 +104,36 @@ struct BackgroundTests {
     func startsBackgrounded() async throws {
         let item = Fixtures.mp3("stereo-44k-5s").path
         let state = Subprocess.temporaryFile("sqlite").path
+        let socket = privateSocket("bg-start")
         let silent = try RunningDaemon(
             [
                 "--sink", "null", "--background", "--resume-on-foreground", "--manifest", "/nonexistent/Info.plist",
-                "--state-file", state, item,
+                "--state-file", state, "--socket", socket, item,
             ])
-        #expect(await silent.waitForLog("not playing: started in the background"), "\(silent.log)")
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!silent.log.contains("] playing ") && !silent.log.contains("New music name"))
+        var states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.application != "active" && !$0.plays() } != nil, "\(states.history)")
+        // Nothing may play for a while (a third of a second of events, none of them playing).
+        #expect(await states.first(within: 0.3) { $0.plays() } == nil, "it played in the background")
+        #expect(silent.log.contains("not playing: started in the background"), "\(silent.log)")
         silent.send(SIGUSR2)
-        #expect(await silent.waitForLog("] playing "), "\(silent.log)")
+        states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.application == "active" && $0.plays() } != nil, "\(states.history)")
         silent.send(SIGTERM)
         #expect(await silent.exitStatus() == 0)
+        #expect(!silent.log.contains("New music name"), "\(silent.log)")
 
         let audible = try RunningDaemon(
             [
                 "--sink", "null", "--background", "--manifest", try manifestFile(modes: ["audio"]).path,
-                "--background-log-interval", "0.1", "--state-file", state, item,
+                "--background-log-interval", "0.1", "--state-file", state, "--socket", socket, item,
             ])
-        #expect(await audible.waitForLog("New music name: stereo-44k-5s.mp3"), "\(audible.log)")
-        #expect(await audible.waitForLog("App is backgrounded. Time is: 0.10"), "\(audible.log)")
+        states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.application == "background" && $0.plays(past: 0.3) } != nil)
         audible.send(SIGTERM)
         #expect(await audible.exitStatus() == 0)
+        // The log is whole once the daemon has exited.
+        #expect(audible.log.contains("New music name: stereo-44k-5s.mp3"), "\(audible.log)")
+        #expect(audible.log.contains("App is backgrounded. Time is: 0.10"), "\(audible.log)")
     }
 
     @Test("a malformed manifest is an error naming the file, and the service does not start")

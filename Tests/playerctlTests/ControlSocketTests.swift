@@ -59,7 +59,8 @@ struct ControlSocketTests {
     func socketOwnership() async throws {
         let socket = privateSocket("perm")
         let daemon = try RunningDaemon(["--sink", "null", "--socket", socket, Fixtures.mp3("stereo-44k-5s").path])
-        #expect(await daemon.waitForLog("control socket at \(socket)"))
+        // Connecting is what shows the socket is there.
+        _ = try await DaemonStates(socket: socket)
         let attributes = try FileManager.default.attributesOfItem(atPath: socket)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let folder = try FileManager.default.attributesOfItem(atPath: (socket as NSString).deletingLastPathComponent)
@@ -85,31 +86,31 @@ struct ControlSocketTests {
                 "--server", server.address, "--socket", socket, "--exit-when-empty",
                 Fixtures.mp3("stereo-44k-5s").path, Fixtures.mp3("join-1").path,
             ])
-        #expect(await daemon.waitForLog("] playing "))
-        try await Task.sleep(for: .milliseconds(800))
+        let states = try await DaemonStates(socket: socket)
+        let heard = await states.first { $0.status == "Playing" && $0.position >= 0.8 }
+        #expect(heard != nil, "\(states.history)")
         #expect(await control(socket, "pause").status == 0)
         #expect(await control(socket, "status").standardOutput == "Paused\n")
-        try await Task.sleep(for: .milliseconds(700))
+        await recording.waitForFurther(30_870)  // 0.7 s of the pause
         #expect(await control(socket, "play").status == 0)
         #expect(await control(socket, "status").standardOutput == "Playing\n")
-        try await Task.sleep(for: .milliseconds(600))
+        #expect(await states.first { $0.status == "Playing" && $0.position >= 1.4 } != nil, "\(states.history)")
         #expect(await control(socket, "next").status == 0)
-        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("join-1").path)"))
+        #expect(await states.first { $0.isOn("join-1") && $0.status == "Playing" } != nil, "\(states.history)")
         #expect(await control(socket, "metadata", "--format", "{{title}}").standardOutput == "join-1.mp3\n")
         #expect(await daemon.exitStatus(within: 10) == 0, "\(daemon.log)")
-        try await Task.sleep(for: .milliseconds(200))
-        let samples = recording.finish()
+        let samples = await recording.finish(afterFurther: 8_820)
 
         #expect(longestInnerSilence(samples) > 44_100 / 2, "the pause is not heard as silence")
-        let heard = soundingFrames(samples)
+        let sounding = soundingFrames(samples)
         let first = soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s"))
         let second = soundingFrames(try Fixtures.referenceInt16("join-1"))
-        #expect(heard.count > second.count)
-        let cut = heard.count - second.count
-        #expect(sampleDifference(Array(heard[cut...]), second) == nil, "join-1 was not heard whole after next")
+        #expect(sounding.count > second.count)
+        let cut = sounding.count - second.count
+        #expect(sampleDifference(Array(sounding[cut...]), second) == nil, "join-1 was not heard whole after next")
         #expect(cut < first.count, "next did not cut the first item short")
         #expect(
-            sampleDifference(Array(heard[..<cut]), Array(first[..<min(cut, first.count)])) == nil,
+            sampleDifference(Array(sounding[..<cut]), Array(first[..<min(cut, first.count)])) == nil,
             "the first item lost or repeated frames across pause and play")
     }
 
@@ -120,7 +121,8 @@ struct ControlSocketTests {
         let socket = privateSocket("garbage")
         let daemon = try RunningDaemon(
             ["--server", server.address, "--socket", socket, "--exit-when-empty", Fixtures.mp3("stereo-44k-5s").path])
-        #expect(await daemon.waitForLog("] playing "))
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         let probe = await Subprocess.run(
             Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/control-probe.py").path, [socket])
         try #require(probe.status == 0, "\(probe.standardError)")
@@ -145,8 +147,8 @@ struct ControlSocketTests {
         #expect((after?["state"] as? [String: Any])?["status"] as? String == "Playing")
 
         #expect(await daemon.exitStatus(within: 10) == 0, "\(daemon.log)")
-        try await Task.sleep(for: .milliseconds(200))
         let reference = try Fixtures.referenceInt16("stereo-44k-5s")
-        #expect(recordingDifference(recording.finish(), reference: reference) == nil, "playback was disturbed")
+        let samples = await recording.finish(afterFurther: 8_820)
+        #expect(recordingDifference(samples, reference: reference) == nil, "playback was disturbed")
     }
 }

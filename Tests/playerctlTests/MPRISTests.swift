@@ -30,21 +30,18 @@ struct MPRISTests {
         let names = ["stereo-44k-5s", "id3v24-multi", "join-1"]
         let daemon = try RunningDaemon(
             ["--server", server.address, "--socket", socket] + names.map { Fixtures.mp3($0).path }, bus: bus)
-        #expect(await daemon.waitForLog("MPRIS: on the session bus as org.mpris.MediaPlayer2.queueplayer"))
-        #expect(await daemon.waitForLog("] playing "))
-        let busEnvironment = bus.environment(ProcessInfo.processInfo.environment)
-        let follow = Task {
-            await Subprocess.run(
-                "/usr/bin/timeout",
-                ["-s", "KILL", "5", "/usr/bin/playerctl", "-p", "queueplayer", "--follow", "status"],
-                environment: busEnvironment)
-        }
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await bus.waitForName("org.mpris.MediaPlayer2.queueplayer"), "\(daemon.log)")
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
+        let follow = try LineReader(
+            "/usr/bin/playerctl", ["-p", "queueplayer", "--follow", "status"],
+            environment: bus.environment(ProcessInfo.processInfo.environment))
+        #expect(await follow.nextLine() == "Playing", "--follow printed \(follow.printed)")
 
         #expect(await standardPlayerctl(bus, "status").standardOutput == "Playing\n")
         #expect(await standardPlayerctl(bus, "pause").status == 0)
         #expect(await ask(socket, "status") == "Paused")
-        try await Task.sleep(for: .milliseconds(600))
+        await recording.waitForFurther(26_460)  // 0.6 s of the pause
         #expect(await standardPlayerctl(bus, "play").status == 0)
         #expect(await ask(socket, "status") == "Playing")
         #expect(await standardPlayerctl(bus, "play-pause").status == 0)
@@ -61,7 +58,7 @@ struct MPRISTests {
         #expect(await standardPlayerctl(bus, "volume", "0.5").status == 0)
         #expect(await ask(socket, "volume") == "0.500000")
         #expect(await standardPlayerctl(bus, "next").status == 0)
-        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("id3v24-multi").path)"))
+        #expect(await states.first { $0.isOn("id3v24-multi") && $0.plays() } != nil, "\(states.history)")
         #expect(
             await standardPlayerctl(bus, "metadata", "--format", "{{artist}} - {{title}}").standardOutput
                 == "Ana Ñúñez, Bo Li 李 - Duet\n")
@@ -70,11 +67,11 @@ struct MPRISTests {
             #expect(metadata.contains("queueplayer \(key)"), "metadata lacks \(key): \(metadata)")
         }
         #expect(await standardPlayerctl(bus, "previous").status == 0)
-        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("stereo-44k-5s").path)", count: 2))
+        #expect(await states.first { $0.isOn("stereo-44k-5s") && $0.plays() } != nil, "\(states.history)")
         #expect(await standardPlayerctl(bus, "stop").status == 0)
         #expect(await standardPlayerctl(bus, "status").standardOutput == "Stopped\n")
         #expect(await standardPlayerctl(bus, "open", Fixtures.mp3("join-2").absoluteString).status == 0)
-        #expect(await daemon.waitForLog("playing \(Fixtures.mp3("join-2").path)"))
+        #expect(await states.first { $0.isOn("join-2") && $0.plays() } != nil, "\(states.history)")
         #expect(await standardPlayerctl(bus, "metadata", "title").standardOutput == "join-2.mp3\n")
 
         // TrackList: add after the current item, see it in Tracks and in the queue, then remove it.
@@ -104,10 +101,11 @@ struct MPRISTests {
             #expect(introspection.standardOutput.contains(member), "introspection lacks \(member)")
         }
 
-        let statuses = await follow.value.standardOutput.split(separator: "\n")
+        for _ in 0..<4 { _ = await follow.nextLine() }
+        follow.stop()
         #expect(
-            Array(statuses.prefix(5)) == ["Playing", "Paused", "Playing", "Paused", "Playing"],
-            "--follow printed \(statuses)")
+            Array(follow.printed.prefix(5)) == ["Playing", "Paused", "Playing", "Paused", "Playing"],
+            "--follow printed \(follow.printed)")
 
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
@@ -119,15 +117,17 @@ struct MPRISTests {
         let bus = try SessionBus()
         let item = Fixtures.mp3("stereo-44k-5s").path
         let first = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-a"), item], bus: bus)
-        #expect(await first.waitForLog("as org.mpris.MediaPlayer2.queueplayer"))
+        #expect(await bus.waitForName("org.mpris.MediaPlayer2.queueplayer"), "\(first.log)")
         let second = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-b"), item], bus: bus)
-        #expect(await second.waitForLog("as org.mpris.MediaPlayer2.queueplayer.instance"), "\(second.log)")
+        let instance = "org.mpris.MediaPlayer2.queueplayer.instance\(second.pid)"
+        #expect(await bus.waitForName(instance), "\(second.log)")
         let players = await Subprocess.run(
             "/usr/bin/playerctl", ["-l"], environment: bus.environment(ProcessInfo.processInfo.environment))
         #expect(players.standardOutput.split(separator: "\n").count == 2, "\(players.standardOutput)")
 
         let alone = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-c"), item])
-        #expect(await alone.waitForLog("] playing "))
+        let states = try await DaemonStates(socket: privateSocket("mpris-c"))
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         #expect(alone.log.components(separatedBy: "MPRIS: no session bus").count == 2, "\(alone.log)")
         for daemon in [first, second, alone] {
             daemon.send(SIGTERM)

@@ -91,12 +91,15 @@ struct PlayerctlDaemonTests {
         let socket = "/tmp/queueplayer-test-\(getpid())-late.sock"
         let daemon = try RunningDaemon(
             ["--server", server.address, "--socket", socket, "--exit-when-empty", Fixtures.mp3("join-1").path])
-        #expect(await daemon.waitForLog("waiting for it to come back"), "\(daemon.log)")
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.waiting == "output unavailable" } != nil, "\(states.history)")
+        #expect(daemon.log.contains("waiting for it to come back"), "\(daemon.log)")
         #expect(daemon.log.contains(server.address), "\(daemon.log)")
         #expect(daemon.log.contains("scripts/pulse-server start"), "the message says how to start a server")
         let status = await playerctl("status", "--socket", socket)
         #expect(status.standardOutput == "Playing\n", "\(status.standardError)")
         try await server.restart()
+        #expect(await states.first { $0.plays() && $0.waiting == nil } != nil, "\(states.history)")
         #expect(await daemon.exitStatus(within: 10) == 0, "\(daemon.log)")
         #expect(daemon.log.contains("audio output is back"), "\(daemon.log)")
     }
@@ -110,8 +113,7 @@ struct PlayerctlDaemonTests {
             Fixtures.playerctl.path,
             ["daemon", "--server", server.address, "--exit-when-empty"] + names.map { Fixtures.mp3($0).path },
             environment: Fixtures.isolatedEnvironment())
-        try await Task.sleep(for: .milliseconds(200))
-        let samples = recording.finish()
+        let samples = await recording.finish(afterFurther: 8_820)
         #expect(result.status == 0, "\(result.standardError)")
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
         #expect(recordingDifference(samples, reference: reference) == nil)
@@ -137,9 +139,11 @@ struct PlayerctlDaemonTests {
 
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
+        let socket = privateSocket("signal-\(signal)")
         let daemon = try RunningDaemon(
-            ["--sink", "null", "--log-level", "debug", Fixtures.mp3("stereo-44k-5s").path])
-        #expect(await daemon.waitForLog("] playing "))
+            ["--sink", "null", "--log-level", "debug", "--socket", socket, Fixtures.mp3("stereo-44k-5s").path])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         daemon.send(signal)
         let status = await daemon.exitStatus()
         #expect(status == 0, "the daemon ignored the signal or failed: \(daemon.log)")

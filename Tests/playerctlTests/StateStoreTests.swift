@@ -21,10 +21,11 @@ struct StateStoreTests {
         let socket = privateSocket("restart")
         let items = ["stereo-44k-5s", "join-1", "join-2"].map { Fixtures.mp3($0).path }
         let first = try daemon(socket, items)
-        #expect(await first.waitForLog("] playing "))
+        var states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         #expect(await control(socket, "next").status == 0)
         #expect(await control(socket, "volume", "0.3").status == 0)
-        try await Task.sleep(for: .milliseconds(700))
+        #expect(await states.first { $0.isOn("join-1") && $0.plays(past: 0.7) } != nil, "\(states.history)")
         #expect(await control(socket, "pause").status == 0)
         let queue = await ask(socket, "queue")
         let position = Double(await ask(socket, "position")) ?? -1
@@ -32,24 +33,25 @@ struct StateStoreTests {
         #expect(await first.exitStatus() == 0)
 
         let second = try daemon(socket)
-        #expect(await second.waitForLog("restored 2 queued item(s)"), "\(second.log)")
-        #expect(await ask(socket, "status") == "Paused")
+        states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.status == "Paused" && $0.isOn("join-1") } != nil, "\(states.history)")
+        #expect(second.log.contains("restored 2 queued item(s)"), "\(second.log)")
         #expect(await ask(socket, "queue") == queue)
         #expect(await ask(socket, "volume") == "0.300000")
         let restored = Double(await ask(socket, "position")) ?? -1
         #expect(abs(restored - position) < 0.01, "restored at \(restored), saved at \(position)")
         #expect(await control(socket, "play").status == 0)
-        #expect(await second.waitForLog("playing \(Fixtures.mp3("join-1").path)"))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect((Double(await ask(socket, "position")) ?? 0) > restored, "playback did not go on from there")
+        let goesOn = await states.first { $0.isOn("join-1") && $0.plays(past: restored + 0.2) }
+        #expect(goesOn != nil, "playback did not go on from there: \(states.history)")
         #expect(await control(socket, "previous").status == 0)
-        #expect(await second.waitForLog("playing \(Fixtures.mp3("stereo-44k-5s").path)"), "history lost")
+        #expect(await states.first { $0.isOn("stereo-44k-5s") && $0.plays() } != nil, "history lost")
         second.send(SIGTERM)
         #expect(await second.exitStatus() == 0)
 
         let third = try daemon(socket, ["--resume"])
-        #expect(await third.waitForLog("restored"))
-        #expect(await ask(socket, "status") == "Playing")
+        states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
+        #expect(third.log.contains("restored"))
         third.send(SIGTERM)
         #expect(await third.exitStatus() == 0)
     }
@@ -58,21 +60,21 @@ struct StateStoreTests {
     func killRestores() async throws {
         let socket = privateSocket("kill")
         let first = try daemon(socket, [Fixtures.mp3("stereo-44k-5s").path])
-        #expect(await first.waitForLog("] playing "))
-        try await Task.sleep(for: .milliseconds(300))
+        var states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays(past: 0.3) } != nil, "\(states.history)")
         let added = await ask(socket, "add", Fixtures.mp3("join-2").path)
         let before = Double(await ask(socket, "position")) ?? -1
-        let asked = ContinuousClock.now
-        // No command for 1.5 s: only the once-a-second checkpoint saves the position now.
-        try await Task.sleep(for: .milliseconds(1500))
-        let elapsed = asked.duration(to: .now)
+        // No command for 1.5 s of playback: only the once-a-second checkpoint saves the position now.
+        let last = await states.first { $0.position >= before + 1.5 }
         first.send(SIGKILL)
         _ = await first.exitStatus()
-        // The null sink plays in real time: at the kill the position was at least this.
-        let atKill = before + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // At the kill the position was at least the last one told.
+        let atKill = try #require(last, "\(states.history)").position
 
         let second = try daemon(socket)
-        #expect(await second.waitForLog("restored 2 queued item(s)"), "\(second.log)")
+        states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.status == "Paused" } != nil, "\(states.history)")
+        #expect(second.log.contains("restored 2 queued item(s)"), "\(second.log)")
         let queue = await ask(socket, "queue")
         #expect(queue.contains("\(added)\t\(Fixtures.mp3("join-2").path)"), "the acknowledged add was lost: \(queue)")
         let restored = Double(await ask(socket, "position")) ?? -1

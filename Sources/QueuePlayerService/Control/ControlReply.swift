@@ -32,6 +32,11 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package var jumps: Int = 0
     /// True when there is an item after the current one.
     package var hasNext: Bool = false
+    /// Where the process stands: `active`, `inactive`, `background` or `suspended` (``ApplicationState``).
+    package var application: String = "active"
+    /// Why nothing is heard though playback is wanted: `output unavailable` (the audio server is away; the player
+    /// reconnects by itself) or `no item to play`; absent otherwise.
+    package var waiting: String?
 }
 
 /// The current item's metadata.

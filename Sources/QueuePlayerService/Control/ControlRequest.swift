@@ -15,6 +15,7 @@ package struct ControlRequest: Codable, Sendable {
     package var item: Int?
     package var after: Int?
     package var to: Int?
+    package var interval: Double?
 
     package init(command: String) {
         self.command = command
@@ -47,7 +48,10 @@ package enum RequestID: Codable, Sendable, Equatable {
 /// What a request asks for, checked.
 package enum ControlCommand: Sendable, Equatable {
     case play, pause, playPause, stop, next, previous, status, metadata, queue, clear
-    case background, foreground, quit, subscribe
+    case background, foreground, quit
+    /// `subscribe`: state events after every change; with `interval` (seconds), also at every multiple of it in
+    /// the item's time while playing.
+    case subscribe(interval: Double?)
     /// `position`: report (nil) or seek to `seconds`, or by `seconds` when relative.
     case position(Double?, relative: Bool)
     /// `volume`: report (nil) or set to `level` (0…1), or change by `level` when relative.
@@ -64,6 +68,9 @@ package enum ControlCommand: Sendable, Equatable {
         "background", "foreground", "quit", "subscribe", "position", "volume", "open", "add", "insert", "remove",
         "move",
     ]
+
+    /// The shortest position interval a subscription may ask for.
+    package static let shortestSubscriptionInterval = 0.01
 
     /// True for a command that only reports: it changes nothing, writes nothing and tells no subscriber.
     package var isRead: Bool {
@@ -93,7 +100,13 @@ package enum ControlCommand: Sendable, Equatable {
         case "background": self = .background
         case "foreground": self = .foreground
         case "quit": self = .quit
-        case "subscribe": self = .subscribe
+        case "subscribe":
+            if let interval = request.interval, !(interval >= Self.shortestSubscriptionInterval) {
+                throw ControlError(
+                    "subscribe: 'interval' must be at least \(Self.shortestSubscriptionInterval) seconds, or left out "
+                        + "for events on changes only")
+            }
+            self = .subscribe(interval: request.interval)
         case "position": self = .position(request.seconds, relative: request.relative ?? false)
         case "volume": self = .volume(request.level, relative: request.relative ?? false)
         case "open": self = .open(try required(request.uri, "uri", "a file path or file:// URI"))

@@ -89,12 +89,12 @@ package final class ControlServer: Service {
                     switch ControlRequestParser.parse(line) {
                     case .failure(let id, let message):
                         try await outbound.write(Self.encode(.failure(id, message)))
-                    case .command(let id, .subscribe):
+                    case .command(let id, .subscribe(let interval)):
                         try await outbound.write(Self.encode(ControlReply(id: id, ok: true)))
                         guard !subscribed else { continue }
                         subscribed = true
                         group.addTask {
-                            for await snapshot in self.controller.changes() {
+                            for await snapshot in self.controller.changes(positionInterval: interval) {
                                 try await outbound.write(Self.encode(ControlReply(event: "state", state: snapshot)))
                             }
                         }

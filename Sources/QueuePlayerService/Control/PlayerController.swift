@@ -21,6 +21,8 @@ package final class PlayerController: Sendable {
     private let state = Mutex(ControllerState())
     /// Held while a snapshot is taken and told, so that subscribers never get an older one after a newer one.
     private let telling = Mutex(())
+    /// Where subscriptions' position observers run.
+    private let positionQueue = DispatchQueue(label: "queueplayer.subscription-positions")
 
     private struct ControllerState {
         var jumps = 0
@@ -64,6 +66,8 @@ package final class PlayerController: Sendable {
         self.application = application
         self.store = store
         self.logger = logger
+        // Entering or leaving the background (a signal, job control, a command) is a change subscribers see.
+        application.addObserver(queue: positionQueue) { [weak self] _ in self?.broadcast() }
     }
 
     /// Queues what `store` saved, cued at the saved item and position, with the saved volume and end-of-item
@@ -177,7 +181,16 @@ package final class PlayerController: Sendable {
             }
         return PlayerSnapshot(
             status: word, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
-            jumps: jumps, hasNext: player.entries().count > 1)
+            jumps: jumps, hasNext: player.entries().count > 1, application: application.applicationState.description,
+            waiting: player.reasonForWaitingToPlay.map(Self.describe))
+    }
+
+    /// The words a snapshot uses for why nothing is heard.
+    private static func describe(_ reason: QueuePlayer.WaitingReason) -> String {
+        switch reason {
+        case .noItemToPlay: "no item to play"
+        case .outputUnavailable: "output unavailable"
+        }
     }
 
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
@@ -186,8 +199,11 @@ package final class PlayerController: Sendable {
         return Shown(entry: entry, item: item, time: player.currentTime())
     }
 
-    /// The snapshots from now on: one at once, then one after every change (and every second while playing).
-    package func changes() -> AsyncStream<PlayerSnapshot> {
+    /// The snapshots from now on: one at once, then one after every change (and every second while playing). With
+    /// `positionInterval` (seconds), also one at every multiple of it in the item's time while playing, and at
+    /// pause, play and seek: for progress bars, and for tests that follow playback closely. Those come from a
+    /// periodic time observer, so they cost nothing while paused and stop when the stream's consumer goes.
+    package func changes(positionInterval: Double? = nil) -> AsyncStream<PlayerSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PlayerSnapshot.self, bufferingPolicy: .bufferingNewest(16))
         let id = state.withLock { state in
@@ -195,8 +211,17 @@ package final class PlayerController: Sendable {
             state.subscribers[state.nextSubscriber] = continuation
             return state.nextSubscriber
         }
+        let positionObserver = positionInterval.map { interval in
+            player.addPeriodicTimeObserver(
+                forInterval: MediaTime(seconds: interval, preferredTimescale: 1000), queue: positionQueue
+            ) { [weak self] _ in
+                guard let self else { return }
+                continuation.yield(snapshot())
+            }
+        }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            if let positionObserver { self?.player.removeTimeObserver(positionObserver) }
         }
         telling.withLock { _ in
             let current = snapshot()
