@@ -77,6 +77,7 @@ let package = Package(
             name: "QueuePlayerServiceTests",
             dependencies: [
                 "QueuePlayer", "QueuePlayerService", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -6,6 +6,16 @@ extension PlaybackEngine {
         state.withLock { $0.order }
     }
 
+    /// The first entry of ``queue()``, in constant time. Any thread.
+    public func firstQueued() -> QueueEntry? {
+        state.withLock { $0.firstInOrder }
+    }
+
+    /// The number of entries in ``queue()``, in constant time. Any thread.
+    public func queuedCount() -> Int {
+        state.withLock { $0.orderCount }
+    }
+
     /// Inserts `urls` after `entry` (nil: at the end) and returns their new entries; an `entry` no longer queued
     /// also appends. When the insertion point lies in audio already decoded ahead, the playing item goes on from
     /// the frame being heard and what follows is decoded again (sample-exact on a ``NullSink``; on PulseAudio the

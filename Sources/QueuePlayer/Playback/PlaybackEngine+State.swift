@@ -117,6 +117,16 @@ extension PlaybackEngine {
             restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
         }
 
+        /// The first entry of ``order``, without building the order.
+        var firstInOrder: QueueEntry? {
+            restart != nil ? pending.first : timeline.segments.first?.entry ?? opening ?? pending.first
+        }
+
+        /// The number of entries in ``order``, without building the order.
+        var orderCount: Int {
+            restart != nil ? pending.count : timeline.segments.count + (opening == nil ? 0 : 1) + pending.count
+        }
+
         /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
         /// `false` once the lock is released.
         mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {

@@ -9,6 +9,9 @@ extension QueuePlayer {
         engine.queue()
     }
 
+    /// The number of ``entries()``, without copying them. Any thread.
+    public var entryCount: Int { engine.queuedCount() }
+
     /// The item queued as `entry`, while it is queued or current. Any thread.
     public func item(for entry: QueueEntry) -> PlayerItem? {
         state.withLock { $0.items[entry.id] }

@@ -42,7 +42,7 @@ extension QueuePlayer {
                 restartCurrentItem(atFrame: 0, completion: nil)
                 return
             }
-            guard let current = engine.queue().first else {
+            guard let current = engine.firstQueued() else {
                 insertItems([PlayerItem(url: last)], after: nil)
                 play()
                 return
@@ -112,7 +112,7 @@ extension QueuePlayer {
     func restartCurrentItem(atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?) -> Bool {
         let isHeard = engine.cue() == nil && engine.status().current != nil
         if isHeard { return engine.seek(toFrame: frame, completion: completion) }
-        guard !engine.queue().isEmpty else {
+        guard engine.firstQueued() != nil else {
             completion?(false)
             return false
         }

@@ -148,9 +148,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
                 // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
                 engine.advanceToNextItem()
-                if engine.queue().isEmpty { setCurrentItem(nil) }
+                if engine.firstQueued() == nil { setCurrentItem(nil) }
             } else {
-                let wasCurrent = engine.queue().first == entry
+                let wasCurrent = engine.firstQueued() == entry
                 engine.remove(entry)
                 if wasCurrent {
                     release(entry)
@@ -178,7 +178,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Ends the current item and plays the next one. The item left goes into the ``history()``.
     public func advanceToNextItem() {
         command {
-            guard let left = engine.queue().first else { return }
+            guard let left = engine.firstQueued() else { return }
             remember(left.url)
             skip(left)
         }
@@ -195,7 +195,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Makes the item of the first queued entry current (nil with an empty queue), after a command left the
     /// current one.
     func makeFirstQueuedItemCurrent() {
-        setCurrentItem(engine.queue().first.flatMap(item(for:)))
+        setCurrentItem(engine.firstQueued().flatMap(item(for:)))
     }
 
     /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
@@ -371,7 +371,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
-        let queued = engine.queue()
+        let first = engine.firstQueued()
         return state.withLock { state in
             let current: PlayerItem?
             if let entry, let item = state.items[entry.id] {
@@ -379,13 +379,13 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             } else if let held = Self.heldItem(in: state) {
                 current = held
             } else {
-                current = state.currentItem ?? queued.first.flatMap { state.items[$0.id] }
+                current = state.currentItem ?? first.flatMap { state.items[$0.id] }
             }
             var reason: WaitingReason?
             if state.rate != 0 {
                 if let error = state.outputError {
                     reason = .outputUnavailable(error)
-                } else if current == nil, queued.isEmpty {
+                } else if current == nil, first == nil {
                     reason = .noItemToPlay
                 }
             }

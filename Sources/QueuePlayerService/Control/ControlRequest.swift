@@ -69,6 +69,14 @@ package enum ControlCommand: Sendable, Equatable {
         "move",
     ]
 
+    /// True for a command that checks files before it acts (`open`, `add`, `insert`): it may take a while.
+    package var readsFiles: Bool {
+        switch self {
+        case .open, .add, .insert: true
+        default: false
+        }
+    }
+
     /// The shortest position interval a subscription may ask for.
     package static let shortestSubscriptionInterval = 0.01
 

@@ -21,7 +21,7 @@ package final class ControlServer: Service {
     package let path: String
     private let controller: PlayerController
     private let logger: Logger
-    private let serverChannel: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>
+    private let serverChannel: any Channel
 
     /// Binds the socket at `path`. Throws, naming the process, if another daemon already serves it; a stale socket
     /// file left by a daemon that died is replaced.
@@ -43,72 +43,31 @@ package final class ControlServer: Service {
         let logger = logger
         serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: Self.backlog)
-            .bind(unixDomainSocketPath: path) { channel in
+            .childChannelInitializer { channel in
                 Self.peerUserID(of: channel).flatMapThrowing { uid in
                     guard uid == getuid() else {
                         logger.warning("refused a control connection from uid \(uid)")
                         throw ControlError("peer uid \(uid) is not this user")
                     }
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)))
-                    return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),
+                        ControlConnectionHandler(controller: controller))
                 }
             }
+            .bind(unixDomainSocketPath: path).get()
         logger.info("control socket at \(path)")
     }
 
+    /// Serves connections until graceful shutdown, then closes the socket and removes its file.
     package func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                try await withThrowingDiscardingTaskGroup { group in
-                    try await self.serverChannel.executeThenClose { connections in
-                        for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
-                        }
-                    }
-                }
-            }
-        } catch is CancellationError {
-            // Graceful shutdown: the socket closes and its file goes.
-        }
+        try? await gracefulShutdown()
+        try? await serverChannel.close()
         removeSocketFile()
     }
 
     /// Removes the socket file (after the service group ended).
     package func removeSocketFile() {
         try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Answers a connection's requests in order until it closes. After `subscribe`, state events are written
-    /// beside the replies.
-    private func serve(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
-        try? await connection.executeThenClose { inbound, outbound in
-            try await withThrowingDiscardingTaskGroup { group in
-                var subscribed = false
-                for try await line in inbound {
-                    switch ControlRequestParser.parse(line) {
-                    case .failure(let id, let message):
-                        try await outbound.write(Self.encode(.failure(id, message)))
-                    case .command(let id, .subscribe(let interval)):
-                        try await outbound.write(Self.encode(ControlReply(id: id, ok: true)))
-                        guard !subscribed else { continue }
-                        subscribed = true
-                        group.addTask {
-                            for await snapshot in self.controller.changes(positionInterval: interval) {
-                                try await outbound.write(Self.encode(ControlReply(event: "state", state: snapshot)))
-                            }
-                        }
-                    case .command(let id, .quit):
-                        // Answered first: quitting closes this connection.
-                        try await outbound.write(Self.encode(ControlReply(id: id, ok: true)))
-                        controller.quit()
-                    case .command(let id, let command):
-                        try await outbound.write(Self.encode(controller.execute(command, id: id)))
-                    }
-                }
-                group.cancelAll()
-            }
-        }
     }
 
     package static func encode(_ reply: ControlReply) -> ByteBuffer {

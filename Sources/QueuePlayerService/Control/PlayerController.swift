@@ -181,7 +181,7 @@ package final class PlayerController: Sendable {
             }
         return PlayerSnapshot(
             status: word, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
-            jumps: jumps, hasNext: player.entries().count > 1, application: application.applicationState.description,
+            jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
             waiting: player.reasonForWaitingToPlay.map(Self.describe))
     }
 

@@ -1,0 +1,63 @@
+import Foundation
+import NIOCore
+import QueuePlayer
+import QueuePlayerService
+import TestSupport
+import Testing
+
+/// What a subscriber is told: changes, the position at the interval it asked for, and where the process stands.
+@Suite("Subscriptions: position intervals and lifecycle changes", .timeLimit(.minutes(1)))
+struct SubscriptionTests {
+    @Test("a position interval tells every multiple of it as it is heard, in order, beside the change events")
+    func positionInterval() async throws {
+        // In real time: an unpaced sink outruns any reader, and a subscription keeps only the newest 16 events.
+        let service = try ServiceHarness(pacing: .realTime)
+        service.add("stereo-44k-5s")
+        var told = service.controller.changes(positionInterval: 0.1).makeAsyncIterator()
+        _ = await told.next()  // The snapshot a subscription starts with.
+        service.run(.play)
+        var tenths: [Double] = []
+        while let snapshot = await told.next(), tenths.count < 5 {
+            let scaled = snapshot.position * 10
+            guard snapshot.status == "Playing", abs(scaled - scaled.rounded()) < 1e-9 else { continue }
+            if tenths.last != scaled.rounded() { tenths.append(scaled.rounded()) }
+        }
+        #expect(tenths == [0, 1, 2, 3, 4], "tenths of a second told: \(tenths)")
+    }
+
+    @Test("a subscription's interval must be positive; anything below 0.01 s is an error naming it")
+    func intervalIsChecked() {
+        for (line, accepted) in [
+            (#"{"command":"subscribe"}"#, true), (#"{"command":"subscribe","interval":0.05}"#, true),
+            (#"{"command":"subscribe","interval":0}"#, false), (#"{"command":"subscribe","interval":-1}"#, false),
+        ] {
+            switch ControlRequestParser.parse(.line(ByteBuffer(string: line))) {
+            case .command(_, .subscribe): #expect(accepted, "\(line) was accepted")
+            case .failure(_, let message):
+                #expect(!accepted, "\(line): \(message)")
+                #expect(message.contains("'interval'"), "\(message)")
+            default: Issue.record("\(line) is not a subscription")
+            }
+        }
+    }
+
+    @Test("entering the background and coming back are changes a subscriber is told")
+    func lifecycleIsTold() async throws {
+        let service = try ServiceHarness()
+        service.add("join-1")
+        var told = service.controller.changes().makeAsyncIterator()
+        #expect(await told.next()?.application == "active")
+        service.run(.background)
+        var seen: [String] = []
+        while let snapshot = await told.next() {
+            seen.append(snapshot.application)
+            if snapshot.application == "background" || snapshot.application == "suspended" { break }
+        }
+        service.run(.foreground)
+        while let snapshot = await told.next() {
+            seen.append(snapshot.application)
+            if snapshot.application == "active" { break }
+        }
+        #expect(seen.last == "active", "\(seen)")
+    }
+}
