@@ -33,9 +33,11 @@ func events(
 
 @Suite("PulseAudio: a private server's null sink, recorded from its monitor", .serialized)
 struct PulseAudioTests {
-    @Test("three items play bit-exact, joined with no gap, and the queue ends after the last sample is heard")
-    func threeItemsBitExact() async throws {
-        let server = try await PulseServer(name: "join")
+    @Test(
+        "three items play bit-exact, joined with no gap, and the queue ends after the last sample is heard",
+        arguments: PulseServer.Kind.allCases)
+    func threeItemsBitExact(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "join", kind: kind)
         let recording = try await MonitorRecording(server: server)
         let names = ["join-1", "join-2", "join-3"]
         let engine = try playing(names.map(Fixtures.mp3), on: pulseSink(server))
@@ -51,9 +53,11 @@ struct PulseAudioTests {
         #expect(recordingDifference(samples, reference: reference) == nil)
     }
 
-    @Test("pause corks the stream into silence, and play resumes without losing or repeating a frame")
-    func pauseAndResume() async throws {
-        let server = try await PulseServer(name: "pause")
+    @Test(
+        "pause corks the stream into silence, and play resumes without losing or repeating a frame",
+        arguments: PulseServer.Kind.allCases)
+    func pauseAndResume(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "pause", kind: kind)
         let recording = try await MonitorRecording(server: server)
         let engine = try playing([Fixtures.mp3("stereo-44k-5s")], on: pulseSink(server))
         try await Task.sleep(for: .milliseconds(800))
@@ -82,6 +86,28 @@ struct PulseAudioTests {
         #expect(longestSilence / 2 > 22_050)
     }
 
+    @Test(
+        "a change of sample rate between items plays each at its speed and length, and the queue still ends",
+        arguments: PulseServer.Kind.allCases)
+    func formatChanges(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "rates", kind: kind)
+        let recording = try await MonitorRecording(server: server)
+        let names = ["join-1", "stereo-48k", "join-2"]
+        let engine = try playing(names.map(Fixtures.mp3), on: pulseSink(server))
+        let played = await events(of: engine, until: { $0 == .queueFinished }, within: .seconds(30))
+        let samples = await recording.finish(afterFurther: 8_820)
+        engine.shutdown()
+        #expect(eventNames(played).last == "queue end", "the queue never ended: \(eventNames(played))")
+        // The server resamples the 48 kHz item to the sink's 44.1 kHz: compare lengths, not samples. Played at the
+        // wrong rate, it would be 9 % (0.27 s) off; each change of rate may add a gap of up to 50 ms.
+        let seconds = try names.map { name in
+            Double(try Fixtures.referenceInt16(name).count / 2) / (name == "stereo-48k" ? 48_000 : 44_100)
+        }
+        let heard = Double(soundingFrames(samples).count / 2) / 44_100
+        #expect(heard >= seconds.reduce(0, +) - 0.01, "heard \(heard) s of \(seconds)")
+        #expect(heard <= seconds.reduce(0, +) + 0.1, "heard \(heard) s of \(seconds)")
+    }
+
     @Test("a missing server is an error naming the address tried and how to start one")
     func missingServer() throws {
         let address = "unix:/tmp/queueplayer-no-such-server/native"
@@ -91,9 +117,11 @@ struct PulseAudioTests {
         #expect(error?.description.contains("pulseaudio --start") == true)
     }
 
-    @Test("a server that dies during playback becomes an error event, not a crash or a hang")
-    func serverDies() async throws {
-        let server = try await PulseServer(name: "dies")
+    @Test(
+        "a server that dies during playback becomes an error event, not a crash or a hang",
+        arguments: PulseServer.Kind.allCases)
+    func serverDies(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "dies", kind: kind)
         let engine = try playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: pulseSink(server))
         var iterator = engine.events.makeAsyncIterator()
         #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
@@ -107,9 +135,11 @@ struct PulseAudioTests {
         engine.shutdown()
     }
 
-    @Test("a 10 ms observer through PulseAudio reports every multiple to the item's end, and the queue still ends")
-    func observerThroughPulseAudio() async throws {
-        let server = try await PulseServer(name: "observer")
+    @Test(
+        "a 10 ms observer through PulseAudio reports every multiple to the item's end, and the queue still ends",
+        arguments: PulseServer.Kind.allCases)
+    func observerThroughPulseAudio(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "observer", kind: kind)
         let engine = PlaybackEngine(sink: try pulseSink(server), logger: quietLogger)
         let log = TimeLog()
         let interval = MediaTime(value: 10, timescale: 1000)

@@ -14,11 +14,13 @@ func offset(of part: [Int16], in reference: [Int16]) -> Int? {
     }.map { $0 / 2 }
 }
 
-@Suite("A PulseAudio server that dies and comes back, recorded on both sides", .serialized)
+@Suite("A PulseAudio or PipeWire server that dies and comes back, recorded on both sides", .serialized)
 struct ServerRestartTests {
-    @Test("the server stops mid-item and restarts: the player waits, reconnects, and plays on from what was heard")
-    func serverRestart() async throws {
-        let server = try await PulseServer(name: "restart")
+    @Test(
+        "the server stops mid-item and restarts: the player waits, reconnects, and plays on from what was heard",
+        arguments: PulseServer.Kind.allCases)
+    func serverRestart(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "restart", kind: kind)
         let before = try await MonitorRecording(server: server)
         let sink = try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true)
         let player = QueuePlayer(

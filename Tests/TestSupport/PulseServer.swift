@@ -1,7 +1,9 @@
 import Foundation
 
-/// A private PulseAudio server with one null sink (`queueplayer`, 44.1 kHz s16 stereo, `norewinds=1`), started by
-/// `scripts/pulse-server` in a folder of its own, so tests never share a sink. Stop it with ``stop()``.
+/// A private server speaking the PulseAudio protocol with one null sink (`queueplayer`, 44.1 kHz stereo), in a
+/// folder of its own, so tests never share a sink: PulseAudio itself (`scripts/pulse-server`: s16, `norewinds=1`)
+/// or a headless PipeWire stack with `pipewire-pulse` (`scripts/pipewire-server`: mixing in 32-bit float). Stop it
+/// with ``stop()``.
 ///
 /// Starting never skips: if no server comes up, the test fails, with or without `CI` set.
 public final class PulseServer: Sendable {
@@ -9,40 +11,55 @@ public final class PulseServer: Sendable {
         public let description: String
     }
 
+    /// Which server answers the PulseAudio protocol.
+    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+        case pulseAudio = "PulseAudio"
+        case pipeWire = "PipeWire"
+
+        /// The script that starts and stops it.
+        var script: String { self == .pulseAudio ? "scripts/pulse-server" : "scripts/pipewire-server" }
+
+        public var description: String { rawValue }
+    }
+
+    public let kind: Kind
     public let directory: String
     /// The address to pass to `PulseAudioSink(server:)` or `playerctl daemon --server`.
     public let address: String
 
-    public init(name: String) async throws {
-        directory = "/tmp/queueplayer-test-pulse-\(getpid())-\(name)"
-        let result = await Subprocess.run(Self.script, ["start", directory])
+    public init(name: String, kind: Kind = .pulseAudio) async throws {
+        self.kind = kind
+        directory = "/tmp/queueplayer-test-\(kind == .pulseAudio ? "pulse" : "pipewire")-\(getpid())-\(name)"
+        let result = await Subprocess.run(Self.script(kind), ["start", directory])
         guard result.status == 0 else {
             throw StartError(
-                description: "no PulseAudio server could be started in \(directory): "
-                    + "\(result.standardError) (run scripts/setup to install pulseaudio)")
+                description: "no \(kind.rawValue) server could be started in \(directory): "
+                    + "\(result.standardError) (run scripts/setup to install it)")
         }
         address = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the server (a test of a dying server calls this mid-playback).
     public func stop() async {
-        _ = await Subprocess.run(Self.script, ["stop", directory])
+        _ = await Subprocess.run(Self.script(kind), ["stop", directory])
     }
 
     /// Starts the server again at the same address, after ``stop()`` (a test of a server that restarts).
     public func restart() async throws {
-        let result = await Subprocess.run(Self.script, ["start", directory])
+        let result = await Subprocess.run(Self.script(kind), ["start", directory])
         guard result.status == 0 else {
-            throw StartError(description: "the PulseAudio server in \(directory) did not restart: \(result.standardError)")
+            throw StartError(description: "the \(kind.rawValue) server in \(directory) did not restart: \(result.standardError)")
         }
     }
 
     deinit {
-        _ = Subprocess.runBlocking(Self.script, ["stop", directory])
+        _ = Subprocess.runBlocking(Self.script(kind), ["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static var script: String { Fixtures.packageRoot.appendingPathComponent("scripts/pulse-server").path }
+    private static func script(_ kind: Kind) -> String {
+        Fixtures.packageRoot.appendingPathComponent(kind.script).path
+    }
 }
 
 /// Records the null sink's monitor with `parec` into a file, as raw s16le stereo at 44.1 kHz.
@@ -59,9 +76,15 @@ public final class MonitorRecording {
         ]
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // parec writes silence as soon as it is connected: wait for the first bytes.
+        // On PulseAudio parec writes silence as soon as it is connected: wait for the first bytes. PipeWire's null
+        // sink writes nothing while suspended: there, wait for the recording stream to show on the server.
         let deadline = Date().addingTimeInterval(5)
         while Self.size(of: file) == 0, Date() < deadline, process.isRunning {
+            if server.kind == .pipeWire {
+                let outputs = await Subprocess.run(
+                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "source-outputs"])
+                if !outputs.standardOutput.isEmpty { break }
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }

@@ -27,18 +27,23 @@ struct AudibleTimeReport: Decodable {
     let alignment: Alignment
 }
 
-@Suite("Reported time against what the null sink's monitor recorded")
+@Suite("Reported time against what the null sink's monitor recorded", .serialized)
 struct AudibleTimeTests {
-    /// The bound this test states for a debug build on a loaded 2-core machine. The benchmark's target is tighter
-    /// (|median| ≤ 0.2 ms, p95 ≤ 0.5 ms, measured at about 0.04 ms and 0.07 ms in release builds).
-    static let medianBoundMilliseconds = 0.5
-    static let p95BoundMilliseconds = 1.5
-    /// How late a 10 ms observer's call may run after its time was heard (p99), on the same machine.
-    static let latenessBoundMilliseconds = 5.0
+    /// The bounds this test states for a debug build on a loaded 2-core machine, in milliseconds: |median| and p95
+    /// of the reported time's error, and p99 of how late a 10 ms observer's call runs after its time was heard.
+    /// PulseAudio's are tight (the benchmark's target is |median| ≤ 0.2 ms, p95 ≤ 0.5 ms, measured at about
+    /// 0.04 ms and 0.07 ms in release builds). On PipeWire's server (0.3.65) the reported time runs a steady 7.2 ms
+    /// (p95 7.9 ms) ahead of the sound: its timing reports leave part of the graph's latency out, not yet
+    /// accounted for; the bound states that, so that any change is seen.
+    static func bounds(_ kind: PulseServer.Kind) -> (median: Double, p95: Double, lateness: Double) {
+        kind == .pulseAudio ? (0.5, 1.5, 5) : (9, 10, 12)
+    }
 
-    @Test("a 10 ms observer and currentTime report the time being heard, within 0.5 ms (median) and 1.5 ms (p95)")
-    func reportedTimeIsHeardTime() async throws {
-        let server = try await PulseServer(name: "audible")
+    @Test(
+        "a 10 ms observer and currentTime report the time being heard, within the server's bounds",
+        arguments: PulseServer.Kind.allCases)
+    func reportedTimeIsHeardTime(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "audible", kind: kind)
         let result = await Subprocess.run(
             Fixtures.packageRoot.appendingPathComponent("scripts/audible-time").path,
             [
@@ -47,13 +52,14 @@ struct AudibleTimeTests {
             ], environment: Fixtures.isolatedEnvironment())
         try #require(result.status == 0, "\(result.standardError)")
         let report = try JSONDecoder().decode(AudibleTimeReport.self, from: Data(result.standardOutput.utf8))
+        let bounds = Self.bounds(kind)
 
         // Everything was heard, bit-exact: the alignment is exact and playback had no dropout.
         #expect(report.alignment.framesMatchingReference == report.alignment.frames)
         // 4 s less 0.5 s at each end, every 10 ms: 300 readings, less those a preemption made unsure.
         #expect(report.error.samples >= 200)
-        #expect(abs(report.error.median) <= Self.medianBoundMilliseconds, "\(result.standardOutput)")
-        #expect(report.error.p95 <= Self.p95BoundMilliseconds, "\(result.standardOutput)")
-        #expect(report.lateness.p99 <= Self.latenessBoundMilliseconds, "\(result.standardOutput)")
+        #expect(abs(report.error.median) <= bounds.median, "\(result.standardOutput)")
+        #expect(report.error.p95 <= bounds.p95, "\(result.standardOutput)")
+        #expect(report.lateness.p99 <= bounds.lateness, "\(result.standardOutput)")
     }
 }

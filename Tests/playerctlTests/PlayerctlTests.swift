@@ -84,11 +84,13 @@ struct PlayerctlDaemonTests {
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
     }
 
-    @Test("with no PulseAudio server yet, the daemon says so, answers commands, and plays once one starts")
-    func serverAbsentAtStart() async throws {
-        let server = try await PulseServer(name: "late")
+    @Test(
+        "with no server yet, the daemon says so, answers commands, and plays once one starts",
+        arguments: PulseServer.Kind.allCases)
+    func serverAbsentAtStart(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "late", kind: kind)
         await server.stop()
-        let socket = "/tmp/queueplayer-test-\(getpid())-late.sock"
+        let socket = "/tmp/queueplayer-test-\(getpid())-late-\(kind).sock"
         let daemon = try RunningDaemon(
             ["--server", server.address, "--socket", socket, "--exit-when-empty", Fixtures.mp3("join-1").path])
         let states = try await DaemonStates(socket: socket)
@@ -104,9 +106,11 @@ struct PlayerctlDaemonTests {
         #expect(daemon.log.contains("audio output is back"), "\(daemon.log)")
     }
 
-    @Test("through PulseAudio, three items are heard bit-exact and joined with no gap")
-    func pulseAudioEndToEnd() async throws {
-        let server = try await PulseServer(name: "cli")
+    @Test(
+        "through the server, three items are heard bit-exact and joined with no gap, and the daemon exits",
+        arguments: PulseServer.Kind.allCases)
+    func pulseAudioEndToEnd(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "cli", kind: kind)
         let recording = try await MonitorRecording(server: server)
         let names = ["join-1", "join-2", "join-3"]
         let result = await Subprocess.run(

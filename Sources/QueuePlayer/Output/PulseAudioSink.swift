@@ -38,6 +38,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var renderer: Renderer?
     private var format: AudioFormat?
     private var stoppedAtEndOfStream = false
+    /// The server is PipeWire's `pipewire-pulse` (its server name says so), which needs the end of a stream padded.
+    private var serverIsPipeWire = false
     private var failureHandler: (@Sendable (AudioSinkError) -> Void)?
     private var failureReported = false
     private var wasReady = false
@@ -119,7 +121,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
         wasReady = true
         failureReported = false
-        logger.debug("connected to PulseAudio", metadata: ["server": "\(Self.describe(serverAddress))"])
+        let named = pa_context_get_server_info(
+            context,
+            { _, info, userdata in
+                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+                if let name = info?.pointee.server_name {
+                    sink.serverIsPipeWire = String(cString: name).contains("PipeWire")
+                }
+                pa_threaded_mainloop_signal(sink.mainloop, 0)
+            }, userdata)
+        waitFor(named)
+        logger.debug(
+            "connected to \(serverIsPipeWire ? "PipeWire's PulseAudio server" : "PulseAudio")",
+            metadata: ["server": "\(Self.describe(serverAddress))"])
     }
 
     /// Connects to the server again with a new context, after it went away or was not there yet: throws
@@ -242,19 +256,34 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// from the stream's timing information, on main loop timers. A corked stream waits until it is uncorked.
     public func drain() throws(AudioSinkError) {
         let completed = withStream { stream -> Bool in
+            var lastReadIndex: Int64 = -1
+            var buffered: pa_usec_t = 0
             while true {
                 guard waitFor(pa_stream_update_timing_info(stream, Self.signalOnCompletion, mainloopPointer)),
                     self.stream == stream
                 else { return self.stream != stream }
                 guard let timing = pa_stream_get_timing_info(stream)?.pointee, let format else { return false }
-                let buffered = timing.write_index - timing.read_index
                 let bytesPerSecond = Int64(format.sampleRate * format.channelCount * MemoryLayout<Int16>.size)
-                let wait = buffered > 0 ? pa_usec_t(buffered * 1_000_000 / bytesPerSecond) : timing.sink_usec
-                guard sleepOnMainloop(microseconds: min(wait, 100_000)) else { return false }
+                let unread = timing.write_index - timing.read_index
+                buffered = pa_usec_t(max(0, unread) * 1_000_000 / bytesPerSecond) + timing.sink_usec
+                if unread <= 0 { break }
+                // PipeWire's server leaves the last part of a quantum unread (the silence written after the end,
+                // see ``fill(requestedBytes:)``): once reading stops moving, the drain settles it.
+                if timing.read_index == lastReadIndex { break }
+                lastReadIndex = timing.read_index
+                guard sleepOnMainloop(microseconds: min(pa_usec_t(unread * 1_000_000 / bytesPerSecond), 100_000))
+                else { return false }
                 guard self.stream == stream else { return true }
-                if buffered <= 0 { break }
             }
-            return waitFor(pa_stream_drain(stream, Self.signalOnCompletion, mainloopPointer)) || self.stream != stream
+            let drained = pa_stream_drain(stream, Self.signalOnCompletion, mainloopPointer)
+            switch waitFor(drained, timeoutMicroseconds: buffered + Self.drainMarginMicroseconds) {
+            case .done: return true
+            case .failed: return self.stream != stream
+            case .timedOut:
+                // Never acknowledged (PipeWire 0.3.65 may not answer a drain): everything buffered has had its time
+                // to be heard, by the stream's own timing.
+                return true
+            }
         }
         if completed == false {
             throw AudioSinkError(
@@ -325,6 +354,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The age at which a timing report is renewed while the latency is being read.
     static let timingRefreshMicroseconds: pa_usec_t = 500_000
 
+    /// How long past the stream's buffered time a drain may go unacknowledged before it is settled from the stream's
+    /// own timing (PipeWire's pulse server, 0.3.65, may never acknowledge one).
+    static let drainMarginMicroseconds: pa_usec_t = 250_000
+
     /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
     public func stop() {
         pa_threaded_mainloop_lock(mainloop)
@@ -352,6 +385,22 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     // MARK: Main loop thread (lock held)
 
+    /// Writes `bytes` of silence (at least 1,024 frames) after what was written: at the end of a stream on PipeWire.
+    private func writeSilence(bytes: Int) {
+        guard let stream else { return }
+        let bytesPerFrame = Renderer.channelCount * MemoryLayout<Int16>.size
+        var remaining = max(bytes, 1_024 * bytesPerFrame) / bytesPerFrame * bytesPerFrame
+        while remaining > 0 {
+            var data: UnsafeMutableRawPointer?
+            var length = remaining
+            guard pa_stream_begin_write(stream, &data, &length) == 0, let data, length >= bytesPerFrame else { return }
+            length = length / bytesPerFrame * bytesPerFrame
+            data.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            pa_stream_write(stream, data, length, nil, 0, PA_SEEK_RELATIVE)
+            remaining -= length
+        }
+    }
+
     /// The write callback: renders into libpulse's buffer until the request is met or the stream ends.
     private func fill(requestedBytes: Int) {
         guard let stream, let renderer, !stoppedAtEndOfStream else { return }
@@ -375,6 +424,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             remaining -= result.frameCount * bytesPerFrame
             if result.reachedEndOfStream {
                 stoppedAtEndOfStream = true
+                if serverIsPipeWire {
+                    // PipeWire's server (0.3.65) plays a quantum only once it is full: the end of the stream would
+                    // wait a whole quantum (an audible gap) and then be dropped by the drain. Silence completes it.
+                    writeSilence(bytes: Int(pa_stream_get_buffer_attr(stream)?.pointee.minreq ?? 0))
+                }
                 return
             }
         }
@@ -427,18 +481,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Sleeps on a main loop timer (lock held, released while waiting). False when the server went away.
     private func sleepOnMainloop(microseconds: pa_usec_t) -> Bool {
-        timerFired = false
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        guard
-            let event = pa_context_rttime_new(
-                context, pa_rtclock_now() + max(microseconds, 1_000),
-                { _, _, _, userdata in
-                    let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-                    sink.timerFired = true
-                    pa_threaded_mainloop_signal(sink.mainloop, 0)
-                }, userdata)
-        else { return false }
-        defer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(event) }
+        guard let timer = startTimer(microseconds: microseconds) else { return false }
+        defer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) }
         while !timerFired {
             guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return false }
             pa_threaded_mainloop_wait(mainloop)
@@ -446,16 +490,47 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         return true
     }
 
+    /// Arms a timer (lock held) that sets ``timerFired`` and wakes the mainloop's waiters after `microseconds`
+    /// (at least 1 ms). The caller frees the returned event.
+    private func startTimer(microseconds: pa_usec_t) -> OpaquePointer? {
+        timerFired = false
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        return pa_context_rttime_new(
+            context, pa_rtclock_now() + max(microseconds, 1_000),
+            { _, _, _, userdata in
+                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+                sink.timerFired = true
+                pa_threaded_mainloop_signal(sink.mainloop, 0)
+            }, userdata)
+    }
+
     /// Waits (lock held) until `operation` completes; false when the server went away first.
     @discardableResult
     private func waitFor(_ operation: OpaquePointer?) -> Bool {
-        guard let operation else { return false }
+        waitFor(operation, timeoutMicroseconds: nil) == .done
+    }
+
+    /// How waiting for an operation ended.
+    private enum OperationOutcome {
+        case done, failed, timedOut
+    }
+
+    /// Waits (lock held) until `operation` completes, the server goes away, or `timeout` microseconds pass (the
+    /// operation is then cancelled).
+    private func waitFor(_ operation: OpaquePointer?, timeoutMicroseconds timeout: pa_usec_t?) -> OperationOutcome {
+        guard let operation else { return .failed }
         defer { pa_operation_unref(operation) }
+        let timer = timeout.flatMap { startTimer(microseconds: $0) }
+        defer { if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) } }
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
-            guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return false }
+            guard cpulse_context_is_good(pa_context_get_state(context)) != 0 else { return .failed }
+            if timer != nil, timerFired {
+                pa_operation_cancel(operation)
+                return .timedOut
+            }
             pa_threaded_mainloop_wait(mainloop)
         }
-        return pa_operation_get_state(operation) == PA_OPERATION_DONE
+        return pa_operation_get_state(operation) == PA_OPERATION_DONE ? .done : .failed
     }
 
     private func streamError(_ what: String) -> AudioSinkError {
