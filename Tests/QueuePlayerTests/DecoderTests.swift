@@ -27,6 +27,30 @@ let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
 @Suite("MPG123Decoder against mpg123 -w")
 struct DecoderTests {
+    @Test("a file whose rate changes inside plays each part at its speed: both halves a 1 kHz tone, 2 s in all")
+    func rateChangeInsideAFile() throws {
+        let decoder = try MPG123Decoder(url: Fixtures.mp3("rate-change"), logger: quietLogger)
+        #expect(decoder.format == .stereo(sampleRate: 44_100), "the output keeps the first part's rate")
+        let (samples, error) = decodeAll(decoder)
+        #expect(error == nil)
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        let seconds = Double(left.count) / 44_100
+        // Two seconds of tone, plus the encoder's delay and padding of each part (no header to remove them).
+        #expect(seconds > 1.99 && seconds < 2.1, "decoded \(seconds) s")
+        // The length announced before decoding comes from a scan, which counts the second part at its own rate:
+        // 4 % over here (a known limit; the item still ends where its audio ends).
+        #expect(decoder.frameCount >= left.count && decoder.frameCount < left.count * 21 / 20)
+        // Rising zero crossings per second, away from each part's edges: 1,000 in both halves.
+        func hertz(_ part: ArraySlice<Float>) -> Double {
+            let rising = zip(part, part.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            return Double(rising) / (Double(part.count) / 44_100)
+        }
+        let first = hertz(left[4_410..<39_690])
+        let second = hertz(left[(left.count - 39_690)..<(left.count - 4_410)])
+        #expect(abs(first - 1_000) < 5, "first half at \(first) Hz")
+        #expect(abs(second - 1_000) < 5, "second half at \(second) Hz (919 Hz: played at the wrong rate)")
+    }
+
     @Test("a 5.000 s 44.1 kHz item is exactly 220,500 frames, known before decoding, and matches mpg123")
     func gaplessLength() throws {
         let decoder = try MPG123Decoder(url: Fixtures.mp3("stereo-44k-5s"), logger: quietLogger)

@@ -133,6 +133,10 @@ public final class MPG123Decoder: AudioDecoder {
                     reason: "not an MP3 file: no MPEG audio frame was found (libmpg123: \(detail))",
                     suggestion: "Only MP3 (MPEG audio) files can be played; convert it or remove it from the queue")
             }
+            // A file whose rate changes inside (joined podcasts, recorded streams) keeps the first part's rate:
+            // libmpg123 resamples what follows (its NtoM synth), so every part plays at its speed and length.
+            // Frames at this rate are decoded as before, bit for bit.
+            mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0)
             return handle
         } catch {
             mpg123_delete(handle)
