@@ -54,9 +54,10 @@ struct QueueEditTests {
     @Test("removing the playing item moves on; edits to items not yet decoded only change the order")
     func removePlayingAndEditPending() async throws {
         let sink = NullSink(pacing: .realTime)
-        let engine = playing(["join-1", "stereo-48k", "join-2"].map(Fixtures.mp3), on: sink)
+        // A 5 s first item: the edits below land while it plays, even on a loaded machine.
+        let engine = playing(["stereo-44k-5s", "stereo-48k", "join-2"].map(Fixtures.mp3), on: sink)
         var iterator = engine.events.makeAsyncIterator()
-        #expect(await nextHeard(&iterator) == "start join-1")
+        #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
         let queued = engine.queue()
         let last = try #require(queued.last)
         engine.insert([Fixtures.mp3("join-3")], after: last)

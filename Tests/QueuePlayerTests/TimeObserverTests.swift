@@ -80,7 +80,8 @@ struct TimeObserverTests {
         engine.pause()
         let paused = try #require(log.values.last)
         #expect(paused.timescale == 44_100, "the pause is reported at the exact frame")
-        #expect(paused > interval * 2 && paused < interval * 10, "paused at \(paused); reported \(log.values)")
+        // Before the seek's target (3.0 s) whatever the load: the pause's exact time is what is checked.
+        #expect(paused > interval * 2 && paused < interval * 25, "paused at \(paused); reported \(log.values)")
         #expect(engine.seek(toFrame: 133_000))
         engine.play()
         while log.values.last.map({ $0 < interval * 32 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }

@@ -242,10 +242,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    /// Drops what the server holds for this stream and waits for the server to confirm.
+    /// Drops what the server holds for this stream and waits for the server to confirm. A playing stream is corked
+    /// around the flush and uncorked after it: flushing a stream the server is reading races its reads (mpv:
+    /// "pa_stream_flush() works badly if not corked"), and PipeWire's server leaves a flushed stream inactive
+    /// until it is uncorked (MPD#1219). A paused stream stays corked.
     public func flush() {
         withStream { stream in
+            let wasCorked = isCorked
+            if !wasCorked { waitFor(pa_stream_cork(stream, 1, Self.signalOnCompletion, mainloopPointer)) }
             waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer))
+            if !wasCorked { waitFor(pa_stream_cork(stream, 0, Self.signalOnCompletion, mainloopPointer)) }
             refreshTiming(stream)
         }
     }
