@@ -12,12 +12,38 @@ struct PlayerCtl: AsyncParsableCommand {
             that daemon through its control socket, with the syntax, output and exit statuses of the standard \
             playerctl where they overlap. With no daemon running they print "No players found" and exit 1.
             """,
-        version: "0.2.0",
+        version: "v\(PlayerCtl.version)",
         subcommands: [
             DaemonCommand.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
             OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, ClearVerb.self,
-            QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self,
+            QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
+            ShuffleVerb.self,
         ]
     )
+
+    static let version = "0.3.0"
+
+    // The standard playerctl's options may come before the verb; each verb takes the same groups.
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
+
+    @Flag(
+        name: [.customShort("l"), .customLong("list-all")],
+        help: "List the players that can be controlled: queueplayer, when its daemon answers.")
+    var listAll = false
+
+    @Flag(name: [.customShort("v"), .customShort("V")], help: "Print the version (as --version does).")
+    var printVersion = false
+
+    mutating func run() async throws {
+        if printVersion {
+            print("v\(Self.version)")
+            return
+        }
+        guard listAll else { throw CleanExit.helpRequest(self) }
+        if options.selection.selectsThisDaemon, await options.daemonAnswers() {
+            print(PlayerSelection.playerName)
+        }
+    }
 }

@@ -12,22 +12,32 @@ struct ClientOptions: ParsableArguments {
             valueName: "path"))
     var socket: String?
 
+    @OptionGroup var selection: PlayerSelection
+
     var client: ControlClient { ControlClient(path: ControlSocketPath.resolve(socket)) }
 
-    /// Sends `request`; on no daemon or an error reply, says so on stderr and exits 1, as playerctl does.
+    /// Sends `request`; on no daemon (or a selection without it) or an error reply, says so on stderr (unless
+    /// `-s`) and exits 1, as playerctl does.
     func call(_ request: ControlRequest) async throws -> ControlReply {
+        guard selection.selectsThisDaemon else { fail("No players found") }
         let reply: ControlReply
         do {
             reply = try await client.send(request)
         } catch is ControlClient.NoPlayer {
-            Self.fail(noPlayerMessage)
+            fail(noPlayerMessage)
         }
-        if reply.ok != true { Self.fail("playerctl: \(reply.error ?? "the daemon refused the request")") }
+        if reply.ok != true { fail("playerctl: \(reply.error ?? "the daemon refused the request")") }
         return reply
+    }
+
+    /// True when a daemon answers on the socket.
+    func daemonAnswers() async -> Bool {
+        (try? await client.send(ControlRequest(command: "status")))?.ok == true
     }
 
     /// Prints every state the daemon reports whose rendering differs from the last one printed.
     func follow(_ render: (PlayerSnapshot) -> String?) async throws {
+        guard selection.selectsThisDaemon else { fail("No players found") }
         var last: String?
         do {
             try await client.follow { state in
@@ -37,7 +47,7 @@ struct ClientOptions: ParsableArguments {
                 fflush(nil)
             }
         } catch is ControlClient.NoPlayer {
-            Self.fail(noPlayerMessage)
+            fail(noPlayerMessage)
         }
     }
 
@@ -46,9 +56,12 @@ struct ClientOptions: ParsableArguments {
             + "start one with `playerctl daemon Music/`)"
     }
 
-    static func fail(_ message: String) -> Never {
-        var line = message + "\n"
-        line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+    /// Says `message` on stderr (unless `-s`) and exits 1.
+    func fail(_ message: String) -> Never {
+        if !selection.noMessages {
+            var line = message + "\n"
+            line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        }
         Glibc.exit(1)
     }
 }

@@ -7,33 +7,21 @@ struct MetadataVerb: AsyncParsableCommand {
         commandName: "metadata",
         abstract: "Print the current item's metadata: all of it, the values of KEYs, or a --format template.")
     @OptionGroup var options: ClientOptions
-    @Flag(name: [.customShort("F"), .long], help: "Keep printing as the metadata changes.") var follow = false
-    @Option(
-        name: [.short, .long],
-        help: ArgumentHelp("A template such as '{{artist}} - {{title}} {{duration(position)}}'.", valueName: "template")
-    )
-    var format: String?
+    @OptionGroup var output: PrintOptions
     @Argument(help: ArgumentHelp("Keys such as xesam:title, or title, artist, album.", valueName: "key"))
     var keys: [String] = []
 
     /// The player's name in listings, as the standard playerctl shows it.
-    static let playerName = "queueplayer"
+    static let playerName = PlayerSelection.playerName
 
     func run() async throws {
-        if follow {
-            try await options.follow(render)
-            return
-        }
-        let state = try await options.call(ControlRequest(command: "metadata")).state
-        guard let state, let text = render(state) else { throw ExitCode(1) }
-        print(text)
+        try await output.print(ControlRequest(command: "metadata"), with: options, requiresItem: true) { render($0) }
     }
 
-    /// What to print for `state`, or nil when there is nothing (no item, or none of the keys).
+    /// What to print for `state` without a template, or nil when there is nothing (no item, or none of the keys).
     func render(_ state: PlayerSnapshot) -> String? {
         guard state.current != nil else { return nil }
         let values = Self.values(state)
-        if let format { return MetadataTemplate(text: format).render(values) }
         if keys.isEmpty {
             return Self.metadataKeys.compactMap { key in
                 values[key].map { value in

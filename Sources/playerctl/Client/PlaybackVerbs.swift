@@ -84,14 +84,10 @@ struct StatusVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Print Playing, Paused or Stopped.")
     @OptionGroup var options: ClientOptions
-    @Flag(name: [.customShort("F"), .long], help: "Keep printing the status as it changes.") var follow = false
+    @OptionGroup var output: PrintOptions
 
     func run() async throws {
-        if follow {
-            try await options.follow { $0.status }
-        } else {
-            print(try await options.call(ControlRequest(command: "status")).state?.status ?? "Stopped")
-        }
+        try await output.print(ControlRequest(command: "status"), with: options) { $0.status }
     }
 }
 
@@ -100,20 +96,21 @@ struct PositionVerb: AsyncParsableCommand {
         commandName: "position",
         abstract: "Print the position in seconds, or seek: OFFSET, OFFSET+ or OFFSET- (seconds).")
     @OptionGroup var options: ClientOptions
-    @Flag(name: [.customShort("F"), .long], help: "Keep printing the position as it changes.") var follow = false
+    @OptionGroup var output: PrintOptions
     @Argument(help: ArgumentHelp("Where to seek: 3 (absolute), 2+ or 2- (relative).", valueName: "offset"))
     var offset: AdjustableValue?
 
     func run() async throws {
-        if follow {
-            try await options.follow { fixedDecimals($0.position, places: 6) }
+        guard let offset else {
+            try await output.print(ControlRequest(command: "position"), with: options) {
+                fixedDecimals($0.position, places: 6)
+            }
             return
         }
         var request = ControlRequest(command: "position")
-        request.seconds = offset?.value
-        request.relative = offset?.relative
-        let reply = try await options.call(request)
-        if offset == nil { print(fixedDecimals(reply.state?.position ?? 0, places: 6)) }
+        request.seconds = offset.value
+        request.relative = offset.relative
+        _ = try await options.call(request)
     }
 }
 
@@ -121,14 +118,76 @@ struct VolumeVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume", abstract: "Print the volume (0.0 to 1.0), or set it: LEVEL, LEVEL+ or LEVEL-.")
     @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
     @Argument(help: ArgumentHelp("0.5 (absolute), 0.1+ or 0.1- (relative).", valueName: "level"))
     var level: AdjustableValue?
 
     func run() async throws {
+        guard let level else {
+            try await output.print(ControlRequest(command: "volume"), with: options) {
+                fixedDecimals($0.volume, places: 6)
+            }
+            return
+        }
         var request = ControlRequest(command: "volume")
-        request.level = level?.value
-        request.relative = level?.relative
-        let reply = try await options.call(request)
-        if level == nil { print(fixedDecimals(reply.state?.volume ?? 0, places: 6)) }
+        request.level = level.value
+        request.relative = level.relative
+        _ = try await options.call(request)
     }
+}
+
+/// `loop` and `shuffle`: the standard playerctl's verbs for settings this player does not have. It plays its queue
+/// once, in order: they print `None` and `Off` (as MPRIS's LoopStatus and Shuffle say), accept those values, and
+/// refuse any other with an error that says why (exit 1).
+protocol FixedSettingVerb: AsyncParsableCommand {
+    static var settingName: String { get }
+    /// The one value the setting has, as playerctl prints it.
+    static var onlyValue: String { get }
+    /// The values the standard playerctl accepts for it.
+    static var knownValues: [String] { get }
+    static var reason: String { get }
+    var options: ClientOptions { get }
+    var output: PrintOptions { get }
+    var value: String? { get }
+}
+
+extension FixedSettingVerb {
+    func run() async throws {
+        guard let value else {
+            try await output.print(ControlRequest(command: "status"), with: options) { _ in Self.onlyValue }
+            return
+        }
+        _ = try await options.call(ControlRequest(command: "status"))
+        guard value.lowercased() == Self.onlyValue.lowercased() else {
+            let known = Self.knownValues.contains { $0.lowercased() == value.lowercased() }
+            options.fail(
+                known
+                    ? "playerctl: \(Self.settingName) \(value): \(Self.reason); only \(Self.onlyValue) is possible"
+                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(Self.knownValues.joined(separator: ", "))")
+        }
+    }
+}
+
+struct LoopVerb: FixedSettingVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "loop", abstract: "Print the loop status (always None), or set it (None only).")
+    static let settingName = "loop"
+    static let onlyValue = "None"
+    static let knownValues = ["None", "Track", "Playlist"]
+    static let reason = "QueuePlayer plays its queue once and does not loop"
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
+    @Argument(help: ArgumentHelp("None (Track and Playlist are refused).", valueName: "status")) var value: String?
+}
+
+struct ShuffleVerb: FixedSettingVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "shuffle", abstract: "Print the shuffle status (always Off), or set it (Off only).")
+    static let settingName = "shuffle"
+    static let onlyValue = "Off"
+    static let knownValues = ["On", "Off", "Toggle"]
+    static let reason = "QueuePlayer plays its queue in order and does not shuffle"
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
+    @Argument(help: ArgumentHelp("Off (On and Toggle are refused).", valueName: "status")) var value: String?
 }

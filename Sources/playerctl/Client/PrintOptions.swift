@@ -1,0 +1,37 @@
+import ArgumentParser
+import QueuePlayerService
+
+/// The standard playerctl's output options, accepted before the verb or after it on every verb that prints
+/// (`status`, `position`, `volume`, `metadata`, `loop`, `shuffle`).
+struct PrintOptions: ParsableArguments {
+    @Flag(name: [.customShort("F"), .long], help: "Keep printing as the value changes.")
+    var follow = false
+
+    @Option(
+        name: [.customShort("f"), .long],
+        help: ArgumentHelp(
+            "A template such as '{{artist}} - {{title}} {{duration(position)}}'; it may name status, position and "
+                + "volume too.", valueName: "template"))
+    var format: String?
+
+    /// Prints `text(state)`, or the template rendered with `state`'s variables; with `--follow`, once per change.
+    /// `request` is the read that answers once.
+    /// With `requiresItem`, nothing is printed (exit 1) while there is no current item, template or not.
+    func print(
+        _ request: ControlRequest, with options: ClientOptions, requiresItem: Bool = false,
+        _ text: @escaping (PlayerSnapshot) -> String?
+    ) async throws {
+        let render: (PlayerSnapshot) -> String? = { state in
+            if requiresItem, state.current == nil { return nil }
+            guard let format else { return text(state) }
+            return MetadataTemplate(text: format).render(MetadataVerb.values(state))
+        }
+        if follow {
+            try await options.follow(render)
+            return
+        }
+        let reply = try await options.call(request)
+        guard let state = reply.state, let line = render(state) else { throw ExitCode(1) }
+        Swift.print(line)
+    }
+}

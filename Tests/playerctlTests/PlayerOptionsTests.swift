@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Scripts written for the standard playerctl: its options before or after the verb, player selection, loop and
+/// shuffle, templates on every verb that prints.
+@Suite("The standard playerctl's options and verbs, on this daemon")
+struct PlayerOptionsTests {
+    @Test("every option and verb answers as the standard playerctl does for a single player named queueplayer")
+    func optionsAndVerbs() async throws {
+        let socket = privateSocket("options")
+        let listedBefore = await control(socket, "-l")
+        #expect(listedBefore.status == 0 && listedBefore.standardOutput.isEmpty, "no daemon: -l lists nothing")
+        let daemon = try RunningDaemon(
+            ["--sink", "null", "--socket", socket, "--state-file", Subprocess.temporaryFile("sqlite").path,
+             Fixtures.mp3("stereo-44k-5s").path])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
+        // (arguments, standard output, exit status); a nil output is not checked.
+        let table: [([String], String?, Int32)] = [
+            (["-l"], "queueplayer\n", 0),
+            (["--list-all"], "queueplayer\n", 0),
+            (["-p", "queueplayer", "status"], "Playing\n", 0),
+            (["status", "--player", "queueplayer"], "Playing\n", 0),
+            (["-p", "vlc,queueplayer", "status"], "Playing\n", 0),
+            (["-p", "%any", "status"], "Playing\n", 0),
+            (["-a", "status"], "Playing\n", 0),
+            (["-p", "vlc", "status"], "", 1),
+            (["-i", "queueplayer", "status"], "", 1),
+            (["-i", "vlc", "status"], "Playing\n", 0),
+            (["-p", "vlc", "-l"], "", 0),
+            (["-f", "{{status}} {{title}}", "status"], "Playing stereo-44k-5s.mp3\n", 0),
+            (["metadata", "-f", "{{uc(title)}}"], "STEREO-44K-5S.MP3\n", 0),
+            (["-f", "{{volume}}", "volume"], "1.000000\n", 0),
+            (["loop"], "None\n", 0),
+            (["loop", "None"], "", 0),
+            (["loop", "Track"], "", 1),
+            (["shuffle"], "Off\n", 0),
+            (["shuffle", "Off"], "", 0),
+            (["shuffle", "Toggle"], "", 1),
+            (["-v"], "v0.3.0\n", 0),
+            (["--version"], "v0.3.0\n", 0),
+        ]
+        for (arguments, output, status) in table {
+            let result = await control(socket, arguments)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            if let output { #expect(result.standardOutput == output, "\(arguments)") }
+        }
+        let refused = await control(socket, ["-p", "vlc", "status"])
+        #expect(refused.standardError.contains("No players found"))
+        let silent = await control(socket, ["-s", "-p", "vlc", "status"])
+        #expect(silent.status == 1 && silent.standardError.isEmpty, "-s prints no message: \(silent.standardError)")
+        let loop = await control(socket, ["loop", "Playlist"])
+        #expect(loop.standardError.contains("does not loop"), "\(loop.standardError)")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+    }
+}
