@@ -19,38 +19,42 @@ struct MetadataVerb: AsyncParsableCommand {
     }
 
     /// What to print for `state` without a template, or nil when there is nothing (no item, or none of the keys).
+    /// The listing is the standard playerctl's over MPRIS, line for line: the MPRIS keys in the order the daemon
+    /// publishes them, one line per artist.
     func render(_ state: PlayerSnapshot) -> String? {
-        guard state.current != nil else { return nil }
+        guard let track = state.current else { return nil }
         let values = Self.values(state)
         if keys.isEmpty {
-            return Self.metadataKeys.compactMap { key in
-                values[key].map { value in
-                    "\(Self.playerName) \(key)\(String(repeating: " ", count: max(1, 26 - key.count)))\(value)"
-                }
+            return Self.metadataKeys.flatMap { key -> [String] in
+                let shown = key == "xesam:artist" ? track.artists : values[key].map { [$0.text] } ?? []
+                return shown.map { "\(Self.playerName) \(key)\(String(repeating: " ", count: max(1, 26 - key.count)))\($0)" }
             }.joined(separator: "\n")
         }
         let found = keys.compactMap { key in values[key] ?? values["xesam:" + key] ?? values["mpris:" + key] }
-        return found.isEmpty ? nil : found.joined(separator: "\n")
+        return found.isEmpty ? nil : found.map(\.text).joined(separator: "\n")
     }
 
     static let metadataKeys = [
-        "mpris:trackid", "mpris:length", "xesam:title", "xesam:artist", "xesam:album", "xesam:url",
+        "mpris:trackid", "mpris:length", "xesam:title", "xesam:url", "xesam:artist", "xesam:album",
     ]
 
-    /// Every variable a template or key can name.
-    static func values(_ state: PlayerSnapshot) -> [String: String] {
-        var values = [
-            "status": state.status, "position": String(Int64(state.position * 1_000_000)),
-            "volume": fixedDecimals(state.volume, places: 6), "playerName": playerName,
+    /// Every variable a template or key can name, typed as the standard playerctl types them (positions and
+    /// lengths in microseconds as integers, the volume as a number, the track id as GLib prints an object path).
+    /// Without `metadata`, only the player's properties: what playerctl's `status`, `position` and `volume` see.
+    static func values(_ state: PlayerSnapshot, metadata: Bool = true) -> [String: MetadataTemplate.Value] {
+        var values: [String: MetadataTemplate.Value] = [
+            "status": .string(state.status), "position": .integer(Int64(state.position * 1_000_000)),
+            "volume": .number(state.volume), "playerName": .string(playerName),
+            "playerInstance": .string(playerName),
         ]
-        guard let track = state.current else { return values }
+        guard metadata, let track = state.current else { return values }
         let url = URL(fileURLWithPath: track.url)
-        values["mpris:trackid"] = "/org/mpris/MediaPlayer2/Track/\(track.id)"
-        values["mpris:length"] = String(Int64(track.length * 1_000_000))
-        values["xesam:title"] = track.title ?? url.lastPathComponent
-        values["xesam:url"] = url.absoluteString
-        if !track.artists.isEmpty { values["xesam:artist"] = track.artists.joined(separator: ", ") }
-        if let album = track.album { values["xesam:album"] = album }
+        values["mpris:trackid"] = .string("'/org/mpris/MediaPlayer2/Track/\(track.id)'")
+        values["mpris:length"] = .integer(Int64(track.length * 1_000_000))
+        values["xesam:title"] = .string(track.title ?? url.lastPathComponent)
+        values["xesam:url"] = .string(url.absoluteString)
+        if !track.artists.isEmpty { values["xesam:artist"] = .string(track.artists.joined(separator: ", ")) }
+        if let album = track.album { values["xesam:album"] = .string(album) }
         for key in ["title", "artist", "album"] { values[key] = values["xesam:" + key] }
         return values
     }

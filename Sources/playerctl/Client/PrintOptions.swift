@@ -16,7 +16,8 @@ struct PrintOptions: ParsableArguments {
 
     /// Prints `text(state)`, or the template rendered with `state`'s variables; with `--follow`, once per change.
     /// `request` is the read that answers once.
-    /// With `requiresItem`, nothing is printed (exit 1) while there is no current item, template or not.
+    /// `requiresItem` (`metadata`): nothing is printed (exit 1) while there is no current item, template or not,
+    /// and templates see the metadata too. A template that cannot be rendered is an error, as in playerctl.
     func print(
         _ request: ControlRequest, with options: ClientOptions, requiresItem: Bool = false,
         _ text: @escaping (PlayerSnapshot) -> String?
@@ -24,7 +25,11 @@ struct PrintOptions: ParsableArguments {
         let render: (PlayerSnapshot) -> String? = { state in
             if requiresItem, state.current == nil { return nil }
             guard let format else { return text(state) }
-            return MetadataTemplate(text: format).render(MetadataVerb.values(state))
+            do {
+                return try MetadataTemplate(text: format).render(MetadataVerb.values(state, metadata: requiresItem))
+            } catch {
+                options.fail("Could not execute command: \(error)")
+            }
         }
         if follow {
             try await options.follow(render)
