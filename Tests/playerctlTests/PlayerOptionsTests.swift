@@ -58,4 +58,22 @@ struct PlayerOptionsTests {
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
     }
+
+    @Test("the bash completion script (what scripts/install-extras installs) completes verbs and options")
+    func bashCompletion() async {
+        let cases = [("playerctl lo", "loop"), ("playerctl sh", "shuffle"), ("playerctl status --pl", "--player")]
+        for (line, expected) in cases {
+            let words = line.split(separator: " ").map { "'\($0)'" }.joined(separator: " ")
+            let script = """
+                source <('\(Fixtures.playerctl.path)' --generate-completion-script bash)
+                COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
+                _playerctl playerctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let result = await Subprocess.run("/bin/bash", ["-c", script])
+            let completions = result.standardOutput.split(separator: "\n")
+            #expect(completions.contains(Substring(expected)), "\(line): \(result)")
+        }
+    }
 }
