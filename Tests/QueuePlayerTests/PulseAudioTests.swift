@@ -124,14 +124,21 @@ struct PulseAudioTests {
         let server = try await PulseServer(name: "dies", kind: kind)
         let engine = try playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: pulseSink(server))
         var iterator = engine.events.makeAsyncIterator()
-        #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
+        // On a loaded machine PipeWire's server may refuse the very first stream while its session manager settles;
+        // the engine then reconnects by itself, and the item starts after that.
+        var heard: [String] = []
+        while let name = await nextHeard(&iterator), name != "start stereo-44k-5s" { heard.append(name) }
+        #expect(heard.allSatisfy { $0.hasPrefix("output ") }, "before the start: \(heard)")
         await server.stop()
         let clock = ContinuousClock()
         let stopped = clock.now
         let rest = await events(
             of: engine, until: { if case .outputFailed = $0 { true } else { false } }, within: .seconds(10))
         #expect(clock.now - stopped < .seconds(10), "the engine hung after the server died")
-        #expect(eventNames(rest).last == "output failed serverDisconnected")
+        // PulseAudio reports the connection gone; PipeWire's server may fail the stream first.
+        let failure = eventNames(rest).last
+        let expected = kind == .pipeWire ? ["serverDisconnected", "streamFailed"] : ["serverDisconnected"]
+        #expect(expected.map { "output failed \($0)" }.contains(failure), "\(eventNames(rest))")
         engine.shutdown()
     }
 

@@ -96,8 +96,10 @@ struct TemplateParityTests {
         // Paused, so that the position is the same for both; a volume whose emoji is the middle one.
         #expect(await control(socket, "pause").status == 0)
         #expect(await control(socket, "volume", "0.34").status == 0)
+        // Every template on metadata; on the verbs that see only the player's properties, those without a title.
+        let propertyTemplates = Self.templates.filter { !$0.contains("title") }.prefix(12)
         for verb in ["metadata", "status", "position", "volume"] {
-            for template in Self.templates where verb == "metadata" || !template.contains("title") {
+            for template in verb == "metadata" ? Self.templates[...] : propertyTemplates {
                 let standard = await standardPlayerctl(bus, verb, "--format", template)
                 let ours = await control(socket, [verb, "--format", template])
                 #expect(ours.standardOutput == standard.standardOutput, "\(verb) \(template)")
