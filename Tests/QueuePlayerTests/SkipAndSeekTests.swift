@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TestSupport
+import Synchronization
 import Testing
 
 @testable import QueuePlayer
@@ -25,21 +26,29 @@ func cutPoint<T: Equatable>(_ recording: [T], left: [T], then: [T]) -> Int? {
     return cut / 2
 }
 
-/// Collects the engine's events, by name, until the queue ends; when `trigger` is given, runs `action` once, `wait`
-/// after that event.
+/// Runs a block once.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    /// True the first time only.
+    func take() -> Bool { done.withLock { done in defer { done = true }; return !done } }
+}
+
+/// Collects the engine's events, by name, until the queue ends; when `seconds` is given, runs `action` once, as the
+/// first item's time crosses it (a boundary observer: item time, not the test's clock, so load cannot move it).
 func events(
-    of engine: PlaybackEngine, after trigger: String? = nil, wait: Duration = .zero,
-    do action: @Sendable () -> Void = {}
+    of engine: PlaybackEngine, at seconds: Double? = nil, do action: @escaping @Sendable () -> Void = {}
 ) async -> [String] {
+    if let seconds {
+        let once = Once()
+        let time = MediaTime(seconds: seconds, preferredTimescale: 44_100)
+        _ = engine.addBoundaryTimeObserver(forTimes: [time], queue: .global()) {
+            if once.take() { action() }
+        }
+    }
     var names: [String] = []
-    var acted = false
     for await event in engine.events {
         names += eventNames([event])
-        if !acted, let trigger, names.last == trigger {
-            acted = true
-            try? await Task.sleep(for: wait)
-            action()
-        }
         if event == .queueFinished { break }
     }
     return names
@@ -51,7 +60,7 @@ struct SkipAndSeekTests {
     func advance() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
         let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink)
-        let names = await events(of: engine, after: "start join-1", wait: .milliseconds(300)) {
+        let names = await events(of: engine, at: 0.3) {
             engine.advanceToNextItem()
         }
         engine.shutdown()
@@ -65,9 +74,8 @@ struct SkipAndSeekTests {
     func seekForward() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
         let engine = playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: sink)
-        let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(200)) {
-            #expect(engine.seek(toFrame: 198_450))
-        }
+        // The recording below shows the seek was carried out (the block runs on the observer's queue).
+        let names = await events(of: engine, at: 0.2) { _ = engine.seek(toFrame: 198_450) }
         engine.shutdown()
         #expect(
             names == [
@@ -101,7 +109,7 @@ struct SkipAndSeekTests {
         let server = try await PulseServer(name: "skip")
         let recording = try await MonitorRecording(server: server)
         let engine = try playing(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: pulseSink(server))
-        let names = await events(of: engine, after: "start stereo-44k-5s", wait: .milliseconds(700)) {
+        let names = await events(of: engine, at: 0.7) {
             engine.advanceToNextItem()
         }
         try await Task.sleep(for: .milliseconds(200))
