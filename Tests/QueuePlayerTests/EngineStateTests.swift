@@ -198,7 +198,7 @@ struct EngineStateTests {
         _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
         let outcomes = SeekOutcomes()
         _ = state.seek(toFrame: 400, completion: outcomes.completion)
-        guard case .restart(let replaced, reopensOutput: false) = state.nextDecoderStep() else {
+        guard case .restart(let replaced, reopensOutput: false, continuing: nil) = state.nextDecoderStep() else {
             Issue.record("the seek is taken up first")
             return
         }
@@ -210,6 +210,24 @@ struct EngineStateTests {
         #expect(state.timeline.playing?.resumeFrame == 400)
     }
 
+    @Test("an insert into audio decoded ahead resumes the playing item where it is heard, continuing that ring frame")
+    func insertBetweenDecodedItemsContinuesTheHeardFrame() throws {
+        var state = Self.state(in: .playing)
+        let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
+        _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+        _ = state.finishedItem(atFrame: 1000, failure: nil)
+        let (second, _) = try #require(Self.opened(state.nextDecoderStep()))
+        _ = state.opened(Self.info(second), atFrame: 1000, resumingAt: 0)
+        _ = state.insert([URL(fileURLWithPath: "/music/between.mp3")], after: first, audibleFrame: 300)
+        guard case .restart(_, reopensOutput: false, let continuing) = state.nextDecoderStep() else {
+            Issue.record("the edit restarts decoding")
+            return
+        }
+        #expect(continuing == 300)
+        let (again, led) = try #require(Self.opened(state.nextDecoderStep()))
+        #expect(again == first && led?.startFrame == 300 && led?.keepsObservers == true)
+    }
+
     @Test("a restart taken and replaced before it was carried out has its seeks told false")
     func replacedRestartFailsItsSeeks() {
         var state = Self.state(in: .playing)
@@ -217,7 +235,7 @@ struct EngineStateTests {
         _ = state.seek(toFrame: 10, completion: outcomes.completion)
         _ = state.nextDecoderStep()
         _ = state.seek(toFrame: 20, completion: outcomes.completion)
-        guard case .restart(let replaced, _) = state.nextDecoderStep() else {
+        guard case .restart(let replaced, _, _) = state.nextDecoderStep() else {
             Issue.record("the second seek is taken up")
             return
         }
@@ -274,7 +292,7 @@ struct EngineStateTests {
                 continue
             }
             _ = state.outputRestored()
-            guard case .restart(let replaced, reopensOutput: true) = state.nextDecoderStep() else {
+            guard case .restart(let replaced, reopensOutput: true, continuing: nil) = state.nextDecoderStep() else {
                 Issue.record("\(moment): the kept seek is taken up with a new stream")
                 continue
             }

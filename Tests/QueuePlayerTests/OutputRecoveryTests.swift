@@ -43,6 +43,7 @@ final class InterruptibleSink: AudioSink {
 
     func setPaused(_ paused: Bool) { inner.setPaused(paused) }
     func flush() { inner.flush() }
+    var flushDropsUnplayedFrames: Bool { inner.flushDropsUnplayedFrames }
     func drain() throws(AudioSinkError) { try inner.drain() }
     func resumeAfterEndOfStream() { inner.resumeAfterEndOfStream() }
     func latencyFrames() -> Int { inner.latencyFrames() }

@@ -97,6 +97,35 @@ struct RendererTests {
         #expect(samples == fresh)
     }
 
+    @Test("a discard that continues the old audio skips what was rendered past the continued frame meanwhile")
+    func continuingDiscardSkipsWhatWasHeard() {
+        // Frames 0..<400 are written; an edit continues the item at frame 100, but before the discard is taken up
+        // the sink renders through frame 250. The new audio (frames 100... again) must then go on at 250.
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 400)
+        let (heard, _) = render(renderer, frames: 250, as: Float.self)
+        renderer.discardWrittenFrames(continuing: 100)
+        write(renderer, frames: 40, startingAt: 100)
+        let (skipping, skippingResult) = render(renderer, frames: 10, as: Float.self, underrun: .stopShort)
+        #expect(skippingResult.queuedFrameCount == 0)
+        #expect(skipping.allSatisfy { $0 == 0.999 })
+        let continued = write(renderer, frames: 300, startingAt: 140)
+        let (after, _) = render(renderer, frames: 100, as: Float.self)
+        #expect(heard.last == Float(249) / 65_536)
+        #expect(after == Array(continued[(250 - 140) * 2..<(350 - 140) * 2]))
+    }
+
+    @Test("on a sink whose flush drops unplayed frames, the continuation starts at the frame heard at the flush")
+    func continuingDiscardAfterFlush() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 400)
+        _ = render(renderer, frames: 300, as: Float.self)
+        renderer.discardWrittenFrames(continuing: 100, heardThroughFrame: 120)
+        let fresh = write(renderer, frames: 200, startingAt: 100)
+        let (samples, _) = render(renderer, frames: 50, as: Float.self)
+        #expect(samples == Array(fresh[40..<140]))
+    }
+
     @Test("the audible frame subtracts the sink's latency, and silence after the last frame is not counted")
     func audibleFrame() {
         let renderer = Renderer(bufferFrames: 1024)

@@ -21,6 +21,8 @@ public protocol AudioSink: AnyObject, Sendable {
     func setPaused(_ paused: Bool)
     /// Throws away frames handed over but not yet played.
     func flush()
+    /// True when ``flush()`` throws frames away (a server's buffer); false when every frame rendered is heard.
+    var flushDropsUnplayedFrames: Bool { get }
     /// Blocks until every frame handed over has been heard. Throws if the output fails meanwhile.
     func drain() throws(AudioSinkError)
     /// Starts pulling again after a render reported the end of the stream and new frames were written.

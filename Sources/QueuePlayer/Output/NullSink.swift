@@ -70,6 +70,9 @@ public final class NullSink: AudioSink {
     /// Does nothing: the null sink holds no frames it has not played.
     public func flush() {}
 
+    /// False: every frame rendered counts as heard.
+    public var flushDropsUnplayedFrames: Bool { false }
+
     /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
     public func drain() throws(AudioSinkError) {
         while let renderer = running.withLock({ $0?.renderer }) {

@@ -256,6 +256,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// True: the server's buffer for the stream is thrown away.
+    public var flushDropsUnplayedFrames: Bool { true }
+
     /// Waits until the server has read every byte of the stream and its sink has played them, then confirms with
     /// `pa_stream_drain`. Servers whose sink never rewinds (a null sink with `norewinds=1`, as used to record the
     /// monitor) acknowledge a drain only once the stream buffer is already empty, so emptiness is awaited first,

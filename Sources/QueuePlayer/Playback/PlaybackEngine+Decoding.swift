@@ -15,10 +15,10 @@ extension PlaybackEngine {
             switch state.withLock({ $0.nextDecoderStep() }) {
             case .waitForOutput:
                 decoderWake.wait()
-            case .restart(let replaced, let reopensOutput):
+            case .restart(let replaced, let reopensOutput, let continuedFrame):
                 // A restart taken but not yet carried out is replaced: its seeks did not finish.
                 replaced.forEach { $0(false) }
-                dropDecodedAhead()
+                dropDecodedAhead(continuing: continuedFrame)
                 stream.endIsMarked = true
                 if reopensOutput {
                     // The output was reconnected: the old stream is gone.
@@ -113,9 +113,12 @@ extension PlaybackEngine {
     }
 
     /// Drops everything decoded ahead and flushes the output (the restart taken emptied the timeline; `pending`
-    /// holds the new order). The renderer then sees an end of stream until the first new frames are written.
-    private func dropDecodedAhead() {
-        renderer.discardWrittenFrames()
+    /// holds the new order). The renderer then sees an end of stream until the first new frames are written. When
+    /// the new audio continues ring frame `continuedFrame`, what is heard past it until the discard takes effect is
+    /// not heard again.
+    private func dropDecodedAhead(continuing continuedFrame: Int?) {
+        let heardAtFlush = continuedFrame != nil && sink.flushDropsUnplayedFrames ? audibleFrame() : nil
+        renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heardAtFlush)
         renderer.markEndOfStream()
         sink.flush()
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even

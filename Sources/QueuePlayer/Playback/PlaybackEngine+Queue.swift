@@ -112,10 +112,11 @@ extension PlaybackEngine.State {
             pending = Array(order.dropFirst(decoded.count))
         } else if let playing = timeline.playing, playing.info != nil, order.first == playing.entry {
             pending = order
+            let startFrame = max(playing.resumeFrame, audible - playing.startFrame)
             replaced = replaceRestart(
                 with: PlaybackEngine.Restart(
-                    startFrame: max(playing.resumeFrame, audible - playing.startFrame), resumes: playing.entry,
-                    keepsObservers: true))
+                    startFrame: startFrame, resumes: playing.entry, keepsObservers: true,
+                    continuesRingFrame: playing.startFrame + startFrame))
         } else {
             pending = order
             replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))

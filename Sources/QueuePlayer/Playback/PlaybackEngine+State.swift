@@ -170,6 +170,9 @@ extension PlaybackEngine {
         var resumes: QueueEntry?
         /// True for a queue edit, which is no jump in time: time observers go on where they were.
         var keepsObservers = false
+        /// For an edit that resumes the item being heard: the ring frame (of the audio decoded so far) that the
+        /// restarted item's first frame continues. The renderer skips what it went on playing past it meanwhile.
+        var continuesRingFrame: Int?
         /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
         /// seek or edit replaced this one first.
         var completions: [@Sendable (Bool) -> Void] = []

@@ -36,7 +36,19 @@ public final class Renderer: Sendable {
 
     let ring: SampleRing
     let position = RenderPosition()
-    private let discardTarget = Atomic<Int>(0)
+    /// A discard asked for, published as a sequence lock (odd while the producer writes the fields below).
+    private let discardSequence = Atomic<Int>(0)
+    /// The ring index (in samples) of the discard: everything written before it is dropped.
+    private let discardRequest = Atomic<Int>(0)
+    /// For a discard whose new audio continues what was heard: the ring index (samples) that its first frame
+    /// continues, else -1.
+    private let discardContinues = Atomic<Int>(-1)
+    /// For such a discard on a sink that drops unplayed frames when flushed: the ring index (samples) heard through
+    /// at the flush, else -1 (every frame rendered was heard).
+    private let discardHeardThrough = Atomic<Int>(-1)
+    /// The sequence of the last discard the render thread took up, and where it skips to. Render thread only.
+    private let discardTaken = Atomic<Int>(0)
+    private let skipTarget = Atomic<Int>(0)
     /// Nothing is written yet, so the stream starts out ended: sinks wait for ``AudioSink/resumeAfterEndOfStream()``.
     private let endOfStreamIndex = Atomic<Int>(0)
     private let underrunFrames = Atomic<Int>(0)
@@ -73,7 +85,8 @@ public final class Renderer: Sendable {
     ) -> Result {
         let channels = Self.channelCount
         let frames = destination.count / channels
-        let target = discardTarget.load(ordering: .acquiring)
+        takeUpDiscard()
+        let target = skipTarget.load(ordering: .relaxed)
         if target > ring.consumedCount {
             ring.skip(to: target)
         }
@@ -98,6 +111,26 @@ public final class Renderer: Sendable {
         position.publish(snapshot)
         signalWaiters(ringFrame: snapshot.ringFrames)
         return Result(frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended)
+    }
+
+    /// Takes up a new discard: skip to where it asked, and past as much of a continuation as was heard of the old
+    /// audio since the continued frame (the renderer may have gone on playing it until now), so nothing is heard
+    /// twice. Frames to skip that are not written yet are skipped as they arrive.
+    private func takeUpDiscard() {
+        let sequence = discardSequence.load(ordering: .acquiring)
+        // Odd: the producer is publishing one; the next render takes it up.
+        guard sequence & 1 == 0, sequence != discardTaken.load(ordering: .relaxed) else { return }
+        var target = discardRequest.load(ordering: .relaxed)
+        let continues = discardContinues.load(ordering: .relaxed)
+        let flushedAt = discardHeardThrough.load(ordering: .relaxed)
+        atomicMemoryFence(ordering: .acquiring)
+        guard discardSequence.load(ordering: .relaxed) == sequence else { return }
+        if continues >= 0 {
+            let heard = flushedAt >= 0 ? flushedAt : ring.consumedCount
+            target += max(0, heard - continues)
+        }
+        discardTaken.store(sequence, ordering: .relaxed)
+        skipTarget.store(target, ordering: .relaxed)
     }
 
     private func signalWaiters(ringFrame: Int) {
@@ -191,8 +224,20 @@ public final class Renderer: Sendable {
 
     /// Makes the renderer drop everything written before now (a skip or a seek). Takes effect at the next render.
     /// Producer thread only, so that nothing is written between reading the write index and publishing it.
-    func discardWrittenFrames() {
-        discardTarget.store(ring.producedCount, ordering: .releasing)
+    ///
+    /// When what is written next continues the old audio from ring frame `continuedFrame` (an edit of what was
+    /// decoded ahead resumes the item being heard), the renderer also skips as many new frames as it went on
+    /// playing of the old audio past that frame: through `heardThroughFrame`, the frame heard when a sink that drops
+    /// unplayed frames was flushed, or else through every frame it rendered before taking the discard up.
+    func discardWrittenFrames(continuing continuedFrame: Int? = nil, heardThroughFrame: Int? = nil) {
+        let channels = Self.channelCount
+        let start = discardSequence.load(ordering: .relaxed)
+        discardSequence.store(start + 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        discardRequest.store(ring.producedCount, ordering: .relaxed)
+        discardContinues.store(continuedFrame.map { $0 * channels } ?? -1, ordering: .relaxed)
+        discardHeardThrough.store(heardThroughFrame.map { $0 * channels } ?? -1, ordering: .relaxed)
+        discardSequence.store(start + 2, ordering: .releasing)
     }
 
     /// Ends a ``waitUntilRendered(ringFrame:timeout:)`` early (the timeline changed, or the engine is stopping).
