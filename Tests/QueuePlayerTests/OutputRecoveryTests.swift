@@ -32,9 +32,9 @@ final class InterruptibleSink: AudioSink {
         isAway.withLock { $0 = false }
     }
 
-    func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
+    func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         if isAway.withLock({ $0 }) { throw Self.failure }
-        try inner.start(format: format, renderer: renderer)
+        try inner.start(format: format, renderer: renderer, paused: paused)
     }
 
     func reconnect() throws(AudioSinkError) {

@@ -108,6 +108,28 @@ struct PulseAudioTests {
         #expect(heard <= seconds.reduce(0, +) + 0.1, "heard \(heard) s of \(seconds)")
     }
 
+    @Test(
+        "skipping while paused to an item of another rate opens its stream corked: nothing is heard until play",
+        arguments: PulseServer.Kind.allCases)
+    func pausedFormatChangeStaysSilent(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "corked", kind: kind)
+        let recording = try await MonitorRecording(server: server)
+        let engine = try playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("stereo-48k")], on: pulseSink(server))
+        var iterator = engine.events.makeAsyncIterator()
+        while let name = await nextHeard(&iterator), name != "start stereo-44k-5s" {}
+        await recording.waitForFurther(4_410)
+        engine.pause()
+        // The cork is confirmed; parec's own buffering (10 ms) may still bring a little of the first item.
+        let silentFrom = recording.framesSoFar + 882
+        engine.advanceToNextItem()
+        #expect(await server.waitForSinkInput(matching: "48000Hz"), "no 48 kHz stream was opened")
+        let samples = await recording.finish(afterFurther: 13_230)
+        engine.shutdown()
+        #expect(samples.count > silentFrom * 2)
+        let leaked = samples.dropFirst(silentFrom * 2).filter { $0 != 0 }.count
+        #expect(leaked == 0, "\(leaked) samples were heard while paused")
+    }
+
     @Test("a missing server is an error naming the address tried and how to start one")
     func missingServer() throws {
         let address = "unix:/tmp/queueplayer-no-such-server/native"

@@ -52,6 +52,18 @@ public final class PulseServer: Sendable {
         }
     }
 
+    /// Waits until a playback stream whose `pactl list short sink-inputs` line contains `text` (such as `48000Hz`)
+    /// is connected; false after `timeout` seconds.
+    public func waitForSinkInput(matching text: String, timeout: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let inputs = await Subprocess.run("/usr/bin/pactl", ["--server", address, "list", "short", "sink-inputs"])
+            if inputs.standardOutput.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     deinit {
         _ = Subprocess.runBlocking(Self.script(kind), ["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)

@@ -1,10 +1,10 @@
 /// Somewhere decoded audio goes: a PulseAudio stream, or the in-process ``NullSink``.
 ///
 /// Contract:
-/// - ``start(format:renderer:)`` opens output in one format and from then on pulls frames by calling
+/// - ``start(format:renderer:paused:)`` opens output in one format and from then on pulls frames by calling
 ///   ``Renderer/render(into:underrun:)`` from the sink's own thread. When a render reports the end of the stream,
 ///   the sink stops asking until ``resumeAfterEndOfStream()``.
-/// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:)`` again.
+/// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:paused:)`` again.
 /// - ``latencyFrames()`` counts frames handed over but not yet heard; the player subtracts it to report what is
 ///   audible.
 /// - A failure after start (the server died) is reported once through the failure handler, on a thread of the
@@ -15,8 +15,9 @@
 public protocol AudioSink: AnyObject, Sendable {
     /// A name for logs, such as `PulseAudio (unix:/run/pulse/native)` or `null sink (unpaced)`.
     var name: String { get }
-    /// Opens output in `format` and starts pulling frames from `renderer`.
-    func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError)
+    /// Opens output in `format` and starts pulling frames from `renderer`; with `paused`, it starts paused (corked)
+    /// and plays nothing until ``setPaused(_:)`` resumes it.
+    func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError)
     /// Pauses (PulseAudio: corks) or resumes output. Frames already handed over are kept.
     func setPaused(_ paused: Bool)
     /// Throws away frames handed over but not yet played.
@@ -32,7 +33,7 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Stops output and releases the stream. Safe to call twice.
     func stop()
     /// Connects again after a failure (the server went away, or was not there yet): returns once the output can
-    /// ``start(format:renderer:)`` again, or throws the error that names what is still missing. Does nothing when
+    /// ``start(format:renderer:paused:)`` again, or throws the error that names what is still missing. Does nothing when
     /// connected. Called by the engine with backoff, never on the render thread.
     func reconnect() throws(AudioSinkError)
     /// Sets the closure told about failures after start.

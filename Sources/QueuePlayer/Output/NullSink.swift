@@ -48,9 +48,11 @@ public final class NullSink: AudioSink {
         recording = recordingFrames > 0 ? SampleRing(minimumCapacity: recordingFrames * Renderer.channelCount) : nil
     }
 
-    /// Stops any previous thread, then starts a thread that renders ``periodFrames`` a call from `renderer`.
-    public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
+    /// Stops any previous thread, then starts a thread that renders ``periodFrames`` a call from `renderer` (parked
+    /// from the start when `paused`).
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
+        isPaused.store(paused, ordering: .releasing)
         let exited = DispatchSemaphore(value: 0)
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
         isAtEndOfStream.store(false, ordering: .releasing)

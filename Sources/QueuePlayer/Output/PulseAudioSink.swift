@@ -58,7 +58,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
-    /// the sink starts disconnected, ``start(format:renderer:)`` throws until ``reconnect()`` reaches one.
+    /// the sink starts disconnected, ``start(format:renderer:paused:)`` throws until ``reconnect()`` reaches one.
     public init(
         server: String? = nil, applicationName: String = "QueuePlayer", logger: Logger, waitsForServer: Bool = false
     ) throws(AudioSinkError) {
@@ -138,7 +138,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server again with a new context, after it went away or was not there yet: throws
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
-    /// if any, is closed; ``start(format:renderer:)`` opens a new one. Any thread but libpulse's; blocks until the
+    /// if any, is closed; ``start(format:renderer:paused:)`` opens a new one. Any thread but libpulse's; blocks until the
     /// server answers or refuses (milliseconds).
     public func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
@@ -182,9 +182,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     // MARK: AudioSink
 
-    /// Opens an s16 playback stream in `format` (stopping any previous one) and waits until it is ready.
-    /// Throws ``AudioSinkError/Code/streamFailed`` naming the format when the server refuses it.
-    public func start(format: AudioFormat, renderer: Renderer) throws(AudioSinkError) {
+    /// Opens an s16 playback stream in `format` (stopping any previous one) and waits until it is ready. A stream
+    /// opened `paused` starts corked, so nothing is heard before ``setPaused(_:)``; an uncorked one starts once the
+    /// server holds its prebuffer. Throws ``AudioSinkError/Code/streamFailed`` naming the format when the server
+    /// refuses it.
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -209,7 +211,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.renderer = renderer
         self.format = format
         stoppedAtEndOfStream = false
-        isCorked = false
+        isCorked = paused
         lostAt = nil
         lastTiming = nil
         gettimeofday(&lastRequestTime, nil)
@@ -218,7 +220,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         var attributes = pa_buffer_attr(
             maxlength: .max, tlength: targetBytes, prebuf: .max, minreq: .max, fragsize: .max)
         let flags = pa_stream_flags_t(
-            rawValue: PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
+            rawValue: PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
+                | (paused ? PA_STREAM_START_CORKED.rawValue : 0))
         guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0 else {
             throw streamError("PulseAudio refused to connect the playback stream")
         }

@@ -94,8 +94,11 @@ extension PlaybackEngine {
             guard drainForFormatChange() else { return false }
         }
         do {
-            try sink.start(format: format, renderer: renderer)
-            if !state.withLock({ $0.isPlaying }) { sink.setPaused(true) }
+            let paused = !state.withLock { $0.isPlaying }
+            try sink.start(format: format, renderer: renderer, paused: paused)
+            // A play or pause in between went to the old stream (or to none).
+            let playing = state.withLock { $0.isPlaying }
+            if playing == paused { sink.setPaused(!playing) }
         } catch {
             outputFailed(error)
             return false
