@@ -67,6 +67,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -77,7 +78,7 @@ let package = Package(
             name: "QueuePlayerServiceTests",
             dependencies: [
                 "QueuePlayer", "QueuePlayerService", "TestSupport", .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

@@ -12,8 +12,8 @@ struct DaemonCommand: AsyncParsableCommand {
         commandName: "daemon",
         abstract: "Run the player service and play ITEMs in order.",
         discussion: """
-            Files play in the order given; a folder contributes its MP3 files in name order. Items of the same
-            format join with no gap. A file that cannot be played is reported on stderr, naming it, and the rest
+            Files play in the order given; a folder contributes its MP3 files in name order. Items of the same \
+            format join with no gap. A file that cannot be played is reported on stderr, naming it, and the rest \
             still plays. SIGINT and SIGTERM stop playback cleanly.
 
             Background: with --background, after SIGUSR1, or when job control puts the process in the background \
@@ -163,7 +163,7 @@ struct DaemonCommand: AsyncParsableCommand {
 
     private func openStore(logger: Logger) throws -> StateStore {
         do {
-            return try StateStore(url: lifecycle.stateURL)
+            return try StateStore.openRecovering(url: lifecycle.stateURL, logger: logger)
         } catch {
             logger.critical("cannot open the state store \(lifecycle.stateURL.path): \(error)")
             throw ExitStatus.stateUnavailable

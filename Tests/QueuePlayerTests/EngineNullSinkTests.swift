@@ -81,6 +81,21 @@ struct EngineNullSinkTests {
         }
     }
 
+    @Test("the engine's threads carry names that top -H and crash reports show")
+    func threadsAreNamed() async throws {
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: NullSink(pacing: .realTime))
+        var iterator = engine.events.makeAsyncIterator()
+        while let name = await nextHeard(&iterator), name != "start stereo-44k-5s" {}
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = Set(
+            tasks.compactMap { task in
+                try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            })
+        engine.shutdown()
+        #expect(names.isSuperset(of: ["QP decode", "QP events", "QP null sink"]), "\(names.sorted())")
+    }
+
     @Test("a bad item fails alone, in its place, and the queue goes on")
     func badItemsFailAlone() async throws {
         let urls = ["join-1", "does-not-exist", "not-audio", "truncated", "empty", "join-2"].map(Fixtures.mp3)

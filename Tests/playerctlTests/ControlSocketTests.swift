@@ -76,6 +76,25 @@ struct ControlSocketTests {
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
+    @Test("a state file of garbage is moved aside: the daemon starts, plays and quits cleanly, and says so once")
+    func garbageStateFile() async throws {
+        let socket = privateSocket("damaged")
+        let state = Subprocess.temporaryFile("sqlite")
+        try Data(repeating: 0xA5, count: 8_192).write(to: state)
+        let daemon = try RunningDaemon(
+            ["--sink", "null", "--socket", socket, "--state-file", state.path, Fixtures.mp3("stereo-44k-5s").path])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays(past: 0.2) } != nil, "\(states.history)")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+        let folder = state.deletingLastPathComponent()
+        let aside = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix(state.lastPathComponent + ".damaged-") }
+        #expect(aside.count == 1)
+        #expect(daemon.log.components(separatedBy: "was damaged").count == 2, "\(daemon.log)")
+        for name in aside { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+    }
+
     @Test("pause silences and play resumes without a lost frame; next switches item: on the monitor")
     func pausePlayNext() async throws {
         let server = try await PulseServer(name: "ctl")

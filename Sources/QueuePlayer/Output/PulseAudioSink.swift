@@ -78,6 +78,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 suggestion: "Check that libpulse0 is installed")
         }
         self.context = context
+        // libpulse's thread runs the write callback, so it is the render thread.
+        pa_threaded_mainloop_set_name(mainloop, "QP render")
         guard pa_threaded_mainloop_start(mainloop) >= 0 else {
             throw AudioSinkError(
                 .serverUnreachable, reason: "libpulse could not start its thread", suggestion: "Check the process limits")

@@ -37,6 +37,8 @@ package final class PlayerController: Sendable {
         var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
+        /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
+        var failingSaves: Set<String> = []
     }
 
     /// What the store's `player` row holds.
@@ -135,7 +137,8 @@ package final class PlayerController: Sendable {
     }
 
     /// Writes `value` with `write` unless `saved` already holds it, and records it there once written; a failure
-    /// is logged, naming `what` and the store.
+    /// is logged once, naming `what` and the store, and again only after a save of it has succeeded (a full disk
+    /// would otherwise log every checkpoint).
     private func save<Value: Equatable>(
         _ value: Value, as saved: WritableKeyPath<ControllerState, Value?>, what: String,
         write: (Value) throws -> Void
@@ -143,9 +146,15 @@ package final class PlayerController: Sendable {
         guard state.withLock({ $0[keyPath: saved] != value }) else { return }
         do {
             try write(value)
-            state.withLock { $0[keyPath: saved] = value }
+            let recovered = state.withLock { state in
+                state[keyPath: saved] = value
+                return state.failingSaves.remove(what) != nil
+            }
+            if recovered { logger.notice("\(what) is saved in \(store.location) again") }
         } catch {
-            logger.error("cannot save \(what) in \(store.location): \(error)")
+            guard state.withLock({ $0.failingSaves.insert(what).inserted }) else { return }
+            logger.error(
+                "cannot save \(what) in \(store.location): \(error); playback goes on, and saving is retried")
         }
     }
 

@@ -1,4 +1,4 @@
-import Dispatch
+import QueuePlayer
 import ServiceLifecycle
 
 /// Runs the MPRIS object beside the daemon: the bus on a thread of its own, fed with the controller's snapshots
@@ -14,7 +14,7 @@ package final class MPRISService: Service {
 
     package func run() async {
         let bus = bus
-        DispatchQueue(label: "queueplayer.mpris").async { bus.run() }
+        PosixThread.start(name: "QP bus") { bus.run() }
         await cancelWhenGracefulShutdown {
             for await snapshot in self.controller.changes() {
                 bus.note(snapshot)

@@ -52,6 +52,17 @@ package final class StateStore: Sendable {
         try database.read { $0.totalChangesCount }
     }
 
+    /// Nil when the store is whole and of a schema this version knows; otherwise what is wrong with it.
+    package func integrityProblem() throws -> String? {
+        try database.read { database in
+            if try Self.migrator.hasBeenSuperseded(database) {
+                return "it was written by a newer version of QueuePlayer"
+            }
+            let findings = try String.fetchAll(database, sql: "PRAGMA quick_check")
+            return findings == ["ok"] ? nil : "SQLite's check found: " + findings.prefix(3).joined(separator: "; ")
+        }
+    }
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { database in

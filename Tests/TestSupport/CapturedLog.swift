@@ -2,22 +2,26 @@ import Logging
 import Synchronization
 
 /// A logger whose messages (with their levels) the test can read back.
-final class CapturedLog: Sendable {
+public final class CapturedLog: Sendable {
+    public init() {}
+
     private let lines = Mutex<[(Logger.Level, String)]>([])
 
-    var logger: Logger {
+    /// A logger that appends every message here, at every level.
+    public var logger: Logger {
         Logger(label: "test") { _ in CapturingHandler(log: self) }
     }
 
-    func append(_ level: Logger.Level, _ message: String) { lines.withLock { $0.append((level, message)) } }
+    /// Records one message.
+    public func append(_ level: Logger.Level, _ message: String) { lines.withLock { $0.append((level, message)) } }
 
     /// The messages logged at `level`.
-    func messages(at level: Logger.Level) -> [String] {
+    public func messages(at level: Logger.Level) -> [String] {
         lines.withLock { lines in lines.filter { $0.0 == level }.map(\.1) }
     }
 
     /// Every message, whatever its level.
-    var all: [String] { lines.withLock { $0.map(\.1) } }
+    public var all: [String] { lines.withLock { $0.map(\.1) } }
 }
 
 private struct CapturingHandler: LogHandler {
