@@ -100,7 +100,8 @@ struct StateRecoveryTests {
         let blocker = folder.url.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)
         let log = CapturedLog()
-        let store = try StateStore.openRecovering(url: blocker.appendingPathComponent("state.sqlite"), logger: log.logger)
+        let store = try StateStore.openRecovering(
+            url: blocker.appendingPathComponent("state.sqlite"), logger: log.logger)
         #expect(store.location == "memory")
         try store.saveQueue(Self.entries)
         #expect(try store.load().queue.count == Self.entries.count)

@@ -35,7 +35,9 @@ extension StateStore {
         return store
     }
 
-    private static func replaceDamaged(url: URL, because reason: String, logger: Logger, now: Date) throws
+    private static func replaceDamaged(
+        url: URL, because reason: String, logger: Logger, now: Date
+    ) throws
         -> StateStore
     {
         let aside: URL
