@@ -33,8 +33,8 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Stops output and releases the stream. Safe to call twice.
     func stop()
     /// Connects again after a failure (the server went away, or was not there yet): returns once the output can
-    /// ``start(format:renderer:paused:)`` again, or throws the error that names what is still missing. Does nothing when
-    /// connected. Called by the engine with backoff, never on the render thread.
+    /// ``start(format:renderer:paused:)`` again, or throws the error that names what is still missing. Does nothing
+    /// when connected. Called by the engine with backoff, never on the render thread.
     func reconnect() throws(AudioSinkError)
     /// Sets the closure told about failures after start.
     func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void)

@@ -140,8 +140,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server again with a new context, after it went away or was not there yet: throws
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
-    /// if any, is closed; ``start(format:renderer:paused:)`` opens a new one. Any thread but libpulse's; blocks until the
-    /// server answers or refuses (milliseconds).
+    /// if any, is closed; ``start(format:renderer:paused:)`` opens a new one. Any thread but libpulse's; blocks until
+    /// the server answers or refuses (milliseconds).
     public func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
