@@ -53,15 +53,24 @@ public final class PulseServer: Sendable {
     }
 
     /// Waits until a playback stream whose `pactl list short sink-inputs` line contains `text` (such as `48000Hz`)
-    /// is connected; false after `timeout` seconds.
+    /// is connected; false after `timeout` seconds. Looks again at each new stream the server announces.
     public func waitForSinkInput(matching text: String, timeout: Double = 10) async -> Bool {
+        guard let events = try? LineReader("/usr/bin/pactl", ["--server", address, "subscribe"], environment: [:])
+        else { return false }
+        defer { events.stop() }
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
             let inputs = await Subprocess.run("/usr/bin/pactl", ["--server", address, "list", "short", "sink-inputs"])
             if inputs.standardOutput.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            // pactl may still be subscribing while a stream appears: without news for a second, look again.
+            var announced = false
+            while !announced {
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else { return false }
+                guard let event = await events.nextLine(within: min(remaining, 1)) else { break }
+                announced = event.contains("'new' on sink-input")
+            }
         }
-        return false
     }
 
     deinit {
