@@ -37,3 +37,21 @@ public func soundingFrames<Sample: Numeric>(_ samples: [Sample]) -> [Sample] {
     stride(from: 0, to: samples.count - 1, by: 2).filter { samples[$0] != 0 || samples[$0 + 1] != 0 }
         .flatMap { [samples[$0], samples[$0 + 1]] }
 }
+
+/// The longest run of silent frames (both channels 0) between the first and the last sounding frame of interleaved
+/// stereo `samples`: a pause, or a gap at a join.
+public func longestSilence(inside samples: [Int16]) -> Int {
+    var longest = 0
+    var run = 0
+    var sounded = false
+    for frame in stride(from: 0, to: samples.count - 1, by: 2) {
+        if samples[frame] == 0, samples[frame + 1] == 0 {
+            run += 1
+        } else {
+            if sounded { longest = max(longest, run) }
+            sounded = true
+            run = 0
+        }
+    }
+    return longest
+}

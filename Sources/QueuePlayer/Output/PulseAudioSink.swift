@@ -272,6 +272,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         let completed = withStream { stream -> Bool in
             var lastReadIndex: Int64 = -1
             var buffered: pa_usec_t = 0
+            var margin = Self.drainMarginMicroseconds
             while true {
                 guard waitFor(pa_stream_update_timing_info(stream, Self.signalOnCompletion, mainloopPointer)),
                     self.stream == stream
@@ -282,15 +283,20 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 buffered = pa_usec_t(max(0, unread) * 1_000_000 / bytesPerSecond) + timing.sink_usec
                 if unread <= 0 { break }
                 // PipeWire's server leaves the last part of a quantum unread (the silence written after the end,
-                // see ``fill(requestedBytes:)``): once reading stops moving, the drain settles it.
-                if timing.read_index == lastReadIndex { break }
+                // see ``fill(requestedBytes:)``), and PulseAudio at times a few frames, then acknowledges the drain
+                // only on its margin (a 250 ms gap at a change of rate): once reading stops moving, what was read
+                // is heard within the sink's latency, and the drain settles soon after.
+                if timing.read_index == lastReadIndex {
+                    margin = Self.stalledDrainMarginMicroseconds
+                    break
+                }
                 lastReadIndex = timing.read_index
                 guard sleepOnMainloop(microseconds: min(pa_usec_t(unread * 1_000_000 / bytesPerSecond), 100_000))
                 else { return false }
                 guard self.stream == stream else { return true }
             }
             let drained = pa_stream_drain(stream, Self.signalOnCompletion, mainloopPointer)
-            switch waitFor(drained, timeoutMicroseconds: buffered + Self.drainMarginMicroseconds) {
+            switch waitFor(drained, timeoutMicroseconds: buffered + margin) {
             case .done: return true
             case .failed: return self.stream != stream
             case .timedOut:
@@ -371,6 +377,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// How long past the stream's buffered time a drain may go unacknowledged before it is settled from the stream's
     /// own timing (PipeWire's pulse server, 0.3.65, may never acknowledge one).
     static let drainMarginMicroseconds: pa_usec_t = 250_000
+
+    /// The same margin once the server has stopped reading the stream short of its end: what it read is heard within
+    /// the sink's latency, which `buffered` already counts.
+    static let stalledDrainMarginMicroseconds: pa_usec_t = 20_000
 
     /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
     public func stop() {
