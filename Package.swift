@@ -25,6 +25,11 @@ let package = Package(
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
+        .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
         .target(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
@@ -34,6 +39,7 @@ let package = Package(
             dependencies: [
                 "CMpg123",
                 "CPulse",
+                "CSoxr",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -14,14 +14,17 @@ struct CommandCheckTests {
         ("not audio at all", "/etc/hostname", "not an MP3 file"),
     ]
 
-    @Test("open, add and insert of a bad file fail naming it, and leave the queue and playback untouched",
-          arguments: badFiles)
+    @Test(
+        "open, add and insert of a bad file fail naming it, and leave the queue and playback untouched",
+        arguments: badFiles)
     func badFileIsRefused(_ kind: String, path: String, reason: String) throws {
         let service = try ServiceHarness()
         let ids = service.add("join-1", "join-2")
         let before = (service.controller.queue(), service.status)
-        let commands: [ControlCommand] = [.open(path), .add([path]), .insert([path], after: ids[0]),
-                                          .add([Fixtures.mp3("join-3").path, path])]
+        let commands: [ControlCommand] = [
+            .open(path), .add([path]), .insert([path], after: ids[0]),
+            .add([Fixtures.mp3("join-3").path, path]),
+        ]
         for command in commands {
             let reply = service.run(command)
             #expect(reply.ok == false, "\(kind): \(command) was accepted")
@@ -41,8 +44,10 @@ struct CommandCheckTests {
         _ = await told.next()  // The snapshot a subscription starts with.
         let rowsBefore = try service.store.rowsChanged()
         for _ in 0..<200 {
-            for read: ControlCommand in [.status, .metadata, .queue, .position(nil, relative: false),
-                                         .volume(nil, relative: false)] {
+            for read: ControlCommand in [
+                .status, .metadata, .queue, .position(nil, relative: false),
+                .volume(nil, relative: false),
+            ] {
                 #expect(service.run(read).ok == true)
             }
             _ = service.controller.snapshot()

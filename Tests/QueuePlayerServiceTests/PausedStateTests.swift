@@ -39,7 +39,8 @@ struct PausedStateTests {
         #expect(previous.status == "Paused")
         #expect(previous.current?.title == "Duet")
         #expect(previous.position == 0)
-        #expect(service.controller.queue().map(\.url.lastPathComponent).prefix(2) == ["id3v24-multi.mp3", "join-1.mp3"])
+        #expect(
+            service.controller.queue().map(\.url.lastPathComponent).prefix(2) == ["id3v24-multi.mp3", "join-1.mp3"])
     }
 
     @Test("stop reports Stopped, still naming the item; play starts it again from its beginning")

@@ -20,12 +20,13 @@ func pulseSink(_ server: PulseServer) throws -> PulseAudioSink {
 
 /// Plays `names` through an engine on an unpaced recording `NullSink`; returns the events up to the queue's end
 /// and the rendered samples.
+/// With `outputSampleRate`, the sink plays every item at that rate, as a sound server's does.
 func playOnNullSink(
-    _ urls: [URL], pacing: NullSink.Pacing = .unpaced
+    _ urls: [URL], pacing: NullSink.Pacing = .unpaced, outputSampleRate: Int? = nil
 ) async throws
     -> (events: [PlaybackEvent], samples: [Float])
 {
-    let sink = NullSink(pacing: pacing, recordingFrames: 2_000_000)
+    let sink = NullSink(pacing: pacing, recordingFrames: 2_000_000, outputSampleRate: outputSampleRate)
     let engine = PlaybackEngine(sink: sink, logger: quietLogger)
     engine.enqueue(urls)
     engine.play()

@@ -19,7 +19,9 @@ struct EngineStateTests {
 
     /// What an action is, without its payload, so that lists of actions can be compared.
     enum Kind: Equatable {
-        case startThreads, resumeOutput, pauseOutput, wakeDecoder, failSeeks(Int), stopEverything, recoverOutput
+        case startThreads, resumeOutput, pauseOutput, wakeDecoder
+        case failSeeks(Int)
+        case stopEverything, recoverOutput
     }
 
     static func kinds(_ actions: [PlaybackEngine.Action]) -> [Kind] {
@@ -178,7 +180,10 @@ struct EngineStateTests {
         let unreadable = DecoderError(.unreadable, url: second.url, reason: "cannot be read", suggestion: "check it")
         _ = state.openingFailed(unreadable, atFrame: 1000)
         #expect(state.activity.name == "between items" && state.order.map(\.id) == [1, 2])
-        guard case .finishWriting = state.nextDecoderStep() else { Issue.record("nothing left to open"); return }
+        guard case .finishWriting = state.nextDecoderStep() else {
+            Issue.record("nothing left to open")
+            return
+        }
         let settled = state.settleIdle()
         #expect(settled.isIdle && state.activity.name == "idle")
         #expect(!state.queueIsDone, "not before the items were heard")

@@ -31,7 +31,8 @@ struct ObservationContractTests {
         _ = player.addCurrentItemObserver(queue: transcript.queue) { item in
             transcript.append("current \(item.map(\.description) ?? "none")")
         }
-        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: transcript.queue) {
+        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: transcript.queue)
+        {
             time in
             transcript.append("time \(player.currentItem.map(\.description) ?? "none") \(time.value)")
         }
@@ -59,7 +60,9 @@ struct ObservationContractTests {
         _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 4), queue: labels.queue) {
             time in
             labels.append(player.currentItem?.description ?? "none")
-            if player.currentTime() != time { disagreements.append("time \(time) but currentTime \(player.currentTime())") }
+            if player.currentTime() != time {
+                disagreements.append("time \(time) but currentTime \(player.currentTime())")
+            }
             if player.timeControlStatus != .playing { disagreements.append("time \(time) while not playing") }
             if player.currentItem?.currentTime() != time { disagreements.append("item time differs at \(time)") }
         }

@@ -19,6 +19,7 @@ final class InterruptibleSink: AudioSink {
     static let failure = AudioSinkError(.serverDisconnected, reason: "the test server went away", suggestion: "wait")
 
     var name: String { "interruptible \(inner.name)" }
+    var outputSampleRate: Int? { inner.outputSampleRate }
 
     /// The server dies: nothing more is rendered, and the engine is told.
     func takeAway() {

@@ -28,7 +28,8 @@ struct ServerRestartTests {
             logger: quietLogger, application: Application())
         let events = player.playbackEvents()
         let (times, timesContinuation) = AsyncStream.makeStream(of: MediaTime.self)
-        let observer = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: .global()) {
+        let observer = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 10), queue: .global())
+        {
             timesContinuation.yield($0)
         }
         player.play()
@@ -65,5 +66,32 @@ struct ServerRestartTests {
         #expect(abs(resumedAt - lostAt) <= 2_205, "stopped at frame \(lostAt), resumed at \(resumedAt)")
         let expectedAfter = Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1"))
         #expect(sampleDifference(heardAfter, soundingFrames(expectedAfter)) == nil)
+    }
+
+    @Test(
+        "a server restarted while the player is paused gets a stream opened corked: silence until play",
+        arguments: PulseServer.Kind.allCases)
+    func restartWhilePaused(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "paused-restart", kind: kind)
+        let sink = try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true)
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: sink)
+        var iterator = engine.events.makeAsyncIterator()
+        while let name = await nextHeard(&iterator), name != "start stereo-44k-5s" {}
+        engine.pause()
+        await server.stop()
+        while let name = await nextHeard(&iterator), !name.hasPrefix("output failed") {}
+        try await server.restart()
+        let recording = try await MonitorRecording(server: server)
+        while let name = await nextHeard(&iterator), name != "output restored" {}
+        #expect(await server.waitForSinkInput(matching: "44100Hz"), "no stream was opened after the restart")
+        // The stream holds the item's frames from where it was heard; corked, it plays none of them.
+        await recording.waitForFurther(13_230)
+        let playedAt = recording.framesSoFar
+        engine.play()
+        let samples = await recording.finish(afterFurther: 8_820)
+        engine.shutdown()
+        let leaked = samples.prefix(playedAt * 2).filter { $0 != 0 }.count
+        #expect(leaked == 0, "\(leaked) samples were heard while paused")
+        #expect(samples.dropFirst(playedAt * 2).contains { $0 != 0 }, "nothing was heard after play")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import QueuePlayer
@@ -31,7 +31,12 @@ final class Once: Sendable {
     private let done = Mutex(false)
 
     /// True the first time only.
-    func take() -> Bool { done.withLock { done in defer { done = true }; return !done } }
+    func take() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }
 
 /// Collects the engine's events, by name, until the queue ends; when `seconds` is given, runs `action` once, as the

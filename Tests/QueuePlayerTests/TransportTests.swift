@@ -95,7 +95,7 @@ struct TransportTests {
         let saved = [
             QueueEntry(id: 7, url: Fixtures.mp3("stereo-44k-5s")), QueueEntry(id: 9, url: Fixtures.mp3("join-1")),
         ]
-        player.restore(saved, startFrame: 88_200)
+        player.restore(saved, startingAt: MediaTime(value: 88_200, timescale: 44_100))
         #expect(player.entries() == saved)
         #expect(player.entry(for: try #require(player.currentItem)) == saved[0])
         #expect(player.currentTime() == MediaTime(value: 88_200, timescale: 44_100))
@@ -111,5 +111,28 @@ struct TransportTests {
             }
         }
         #expect(player.currentTime() >= MediaTime(value: 88_200, timescale: 44_100))
+    }
+
+    @Test("a position saved at one rate is cued at the same time when the output plays the item at another")
+    func restoreAcrossRates() async throws {
+        let sink = NullSink(pacing: .realTime, outputSampleRate: 48_000)
+        let player = QueuePlayer(sink: sink, logger: quietLogger, application: Application())
+        player.restore(
+            [QueueEntry(id: 1, url: Fixtures.mp3("stereo-44k-5s"))],
+            startingAt: MediaTime(value: 88_200, timescale: 44_100))
+        #expect(player.currentTime() == MediaTime(value: 2, timescale: 1))
+        let events = player.playbackEvents()
+        player.play()
+        for await event in events {
+            if case .itemStarted(let info) = event {
+                #expect(info.format == .stereo(sampleRate: 48_000))
+                break
+            }
+        }
+        let time = player.currentTime()
+        #expect(time.timescale == 48_000)
+        // The item starts 96,000 frames in at 48 kHz (2 s), not 88,200 (1.84 s); it has played for a moment since.
+        #expect(time >= MediaTime(value: 96_000, timescale: 48_000) && time < MediaTime(value: 5, timescale: 2))
+        player.shutdown()
     }
 }

@@ -48,7 +48,8 @@ public final class PulseServer: Sendable {
     public func restart() async throws {
         let result = await Subprocess.run(Self.script(kind), ["start", directory])
         guard result.status == 0 else {
-            throw StartError(description: "the \(kind.rawValue) server in \(directory) did not restart: \(result.standardError)")
+            throw StartError(
+                description: "the \(kind.rawValue) server in \(directory) did not restart: \(result.standardError)")
         }
     }
 

@@ -12,8 +12,10 @@ struct PlayerOptionsTests {
         let listedBefore = await control(socket, "-l")
         #expect(listedBefore.status == 0 && listedBefore.standardOutput.isEmpty, "no daemon: -l lists nothing")
         let daemon = try RunningDaemon(
-            ["--sink", "null", "--socket", socket, "--state-file", Subprocess.temporaryFile("sqlite").path,
-             Fixtures.mp3("stereo-44k-5s").path])
+            [
+                "--sink", "null", "--socket", socket, "--state-file", Subprocess.temporaryFile("sqlite").path,
+                Fixtures.mp3("stereo-44k-5s").path,
+            ])
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         // (arguments, standard output, exit status); a nil output is not checked.

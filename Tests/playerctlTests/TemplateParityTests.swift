@@ -88,8 +88,10 @@ struct TemplateParityTests {
         let bus = try SessionBus()
         let socket = privateSocket("templates")
         let daemon = try RunningDaemon(
-            ["--sink", "null", "--socket", socket, "--state-file", Subprocess.temporaryFile("sqlite").path,
-             Fixtures.mp3("id3v24-multi").path], bus: bus)
+            [
+                "--sink", "null", "--socket", socket, "--state-file", Subprocess.temporaryFile("sqlite").path,
+                Fixtures.mp3("id3v24-multi").path,
+            ], bus: bus)
         #expect(await bus.waitForName("org.mpris.MediaPlayer2.queueplayer"), "\(daemon.log)")
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { $0.plays(past: 0.2) } != nil, "\(states.history)")

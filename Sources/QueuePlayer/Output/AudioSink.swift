@@ -15,6 +15,10 @@
 public protocol AudioSink: AnyObject, Sendable {
     /// A name for logs, such as `PulseAudio (unix:/run/pulse/native)` or `null sink (unpaced)`.
     var name: String { get }
+    /// The one sample rate the sink plays every item at (a sound server's), or nil when it opens its stream at each
+    /// item's own rate. The engine resamples items at other rates. May change when the sink reconnects; read it as
+    /// each item is opened.
+    var outputSampleRate: Int? { get }
     /// Opens output in `format` and starts pulling frames from `renderer`; with `paused`, it starts paused (corked)
     /// and plays nothing until ``setPaused(_:)`` resumes it.
     func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError)

@@ -21,6 +21,8 @@ public final class NullSink: AudioSink {
     public let periodFrames: Int
     /// `null sink (real time)` or `null sink (unpaced)`.
     public var name: String { pacing == .realTime ? "null sink (real time)" : "null sink (unpaced)" }
+    /// The one rate every item plays at, as a sound server's sink has; nil (the default): each item's own rate.
+    public let outputSampleRate: Int?
 
     private let recording: SampleRing?
     private let running = Mutex<RunningThread?>(nil)
@@ -41,9 +43,11 @@ public final class NullSink: AudioSink {
     }
 
     /// Creates a null sink. With `recordingFrames > 0` it also keeps the first `recordingFrames` frames it renders
-    /// (rounded up to a power of two), for ``takeRecording()``.
-    public init(pacing: Pacing, periodFrames: Int = 1024, recordingFrames: Int = 0) {
+    /// (rounded up to a power of two), for ``takeRecording()``. With `outputSampleRate`, it plays every item at that
+    /// rate, as a sound server would.
+    public init(pacing: Pacing, periodFrames: Int = 1024, recordingFrames: Int = 0, outputSampleRate: Int? = nil) {
         self.pacing = pacing
+        self.outputSampleRate = outputSampleRate
         self.periodFrames = periodFrames
         recording = recordingFrames > 0 ? SampleRing(minimumCapacity: recordingFrames * Renderer.channelCount) : nil
     }

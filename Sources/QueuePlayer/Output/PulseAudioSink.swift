@@ -55,6 +55,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var lostAt: timeval?
     /// The stream's latest timing report, as last read.
     private var lastTiming: pa_timing_info?
+    /// The default sink's sample rate, read at each connection; nil before the first.
+    private var sinkSampleRate: Int?
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
@@ -82,13 +84,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_set_name(mainloop, "QP render")
         guard pa_threaded_mainloop_start(mainloop) >= 0 else {
             throw AudioSinkError(
-                .serverUnreachable, reason: "libpulse could not start its thread", suggestion: "Check the process limits")
+                .serverUnreachable, reason: "libpulse could not start its thread",
+                suggestion: "Check the process limits")
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         do {
             try connectContext()
-        } catch where waitsForServer {
+        } catch  where waitsForServer {
             logger.debug("no PulseAudio server yet: \(error)")
         }
         // On a throw, every stored property is set, so `deinit` releases the loop and context.
@@ -130,9 +133,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 if let name = info?.pointee.server_name {
                     sink.serverIsPipeWire = String(cString: name).contains("PipeWire")
                 }
+                if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
                 pa_threaded_mainloop_signal(sink.mainloop, 0)
             }, userdata)
         waitFor(named)
+        // The default sink's own rate, where it differs from the server's default (a sound card opened at 48 kHz).
+        let described = pa_context_get_sink_info_by_name(
+            context, "@DEFAULT_SINK@",
+            { _, info, _, userdata in
+                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+                if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
+                pa_threaded_mainloop_signal(sink.mainloop, 0)
+            }, userdata)
+        waitFor(described)
         logger.debug(
             "connected to \(serverIsPipeWire ? "PipeWire's PulseAudio server" : "PulseAudio")",
             metadata: ["server": "\(Self.describe(serverAddress))"])
@@ -183,6 +196,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     // MARK: AudioSink
+
+    /// The default sink's rate, as read when the server was last reached (nil before that): every item plays at it,
+    /// so that items of any rate join in one stream, and the server resamples nothing. Any thread.
+    public var outputSampleRate: Int? {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return sinkSampleRate
+    }
 
     /// Opens an s16 playback stream in `format` (stopping any previous one) and waits until it is ready. A stream
     /// opened `paused` starts corked, so nothing is heard before ``setPaused(_:)``; an uncorked one starts once the

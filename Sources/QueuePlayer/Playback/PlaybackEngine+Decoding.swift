@@ -32,7 +32,7 @@ extension PlaybackEngine {
                 renderer.wakeProgressWaiter()
                 if isIdle { decoderWake.wait() }
             case .open(let entry, let led):
-                play(entry, from: led?.startFrame ?? 0, stream: &stream)
+                play(entry, from: led, stream: &stream)
             }
         }
     }
@@ -44,12 +44,14 @@ extension PlaybackEngine {
         var endIsMarked = true
     }
 
-    /// Opens `entry` at `startFrame`, (re)opens the stream if its format differs, and writes the item into the ring,
-    /// holding at its end when asked to.
-    private func play(_ entry: QueueEntry, from startFrame: Int, stream: inout StreamProgress) {
+    /// Opens `entry` where `led` starts it (at its start when nil), (re)opens the stream if its format differs, and
+    /// writes the item into the ring, holding at its end when asked to.
+    private func play(_ entry: QueueEntry, from led: Restart?, stream: inout StreamProgress) {
         let decoder: any AudioDecoder
+        let startFrame: Int
         do {
-            decoder = try makeDecoder(entry.url, logger)
+            decoder = try openDecoder(entry.url)
+            startFrame = led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
         } catch {
             logger.debug("cannot open \(entry.url.path): \(error.reason)")

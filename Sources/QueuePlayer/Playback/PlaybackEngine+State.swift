@@ -165,6 +165,10 @@ extension PlaybackEngine {
     struct Restart {
         /// The frame of the first pending entry to start at.
         var startFrame: Int
+        /// The rate ``startFrame`` counts at, when it may not be the rate the item plays at: a position saved by an
+        /// earlier run, or one heard before the output reconnected (a sound server may come back at another rate).
+        /// Nil: the rate the item plays at.
+        var startRate: Int? = nil
         /// The entry being resumed (a seek, or an edit of what follows it): it posts no second
         /// ``PlaybackEvent/itemStarted(_:)``.
         var resumes: QueueEntry?
@@ -176,6 +180,12 @@ extension PlaybackEngine {
         /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
         /// seek or edit replaced this one first.
         var completions: [@Sendable (Bool) -> Void] = []
+
+        /// ``startFrame`` counted at `rate`, the rate the item plays at (rounded to the nearest frame).
+        func startFrame(atRate rate: Int) -> Int {
+            guard let startRate, startRate != rate else { return startFrame }
+            return ResampledDecoder.scale(startFrame, from: startRate, to: rate)
+        }
     }
 }
 
@@ -235,11 +245,12 @@ extension PlaybackEngine.State {
         return [.wakeDecoder]
     }
 
-    /// The first entry of the order starts at `frame` when playback reaches it, announced as a new start.
-    mutating func cue(startFrame frame: Int) -> [Action] {
+    /// The first entry of the order starts at `frame` (counted at `rate`, or at the rate the item plays at) when
+    /// playback reaches it, announced as a new start.
+    mutating func cue(startFrame frame: Int, countedAt rate: Int? = nil) -> [Action] {
         guard !phase.isFinal else { return [] }
         pending = order
-        return restart(with: Restart(startFrame: max(0, frame), resumes: nil))
+        return restart(with: Restart(startFrame: max(0, frame), startRate: rate, resumes: nil))
     }
 
     /// Plays the first entry of the order from `frame`; false (and the completion told so) with an empty queue.
@@ -313,7 +324,9 @@ extension PlaybackEngine.State {
     /// thread had taken and not finished (its seeks move along, and are told once it is carried out); or the start.
     private mutating func restartAfterLoss() -> Restart {
         if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
-            return Restart(startFrame: playing.resumeFrame, resumes: playing.entry, keepsObservers: true)
+            return Restart(
+                startFrame: playing.resumeFrame, startRate: playing.info?.format.sampleRate, resumes: playing.entry,
+                keepsObservers: true)
         }
         switch activity {
         case .restarting(let taken):
@@ -338,6 +351,7 @@ extension PlaybackEngine.State {
             waiting.resumes == playing.entry
         {
             restart?.startFrame = max(playing.resumeFrame, audible - playing.startFrame)
+            restart?.startRate = playing.info?.format.sampleRate
         }
         return error
     }

@@ -68,6 +68,16 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         sink.setFailureHandler { [weak self] error in self?.outputFailed(error) }
     }
 
+    /// Opens `url` as it will play: through a ``ResampledDecoder`` when the sink plays one rate
+    /// (``AudioSink/outputSampleRate``) and the item has another, so that its frames, length and positions count at
+    /// the sink's rate. Throws the ``DecoderError`` that names the file. The decoding thread, or a caller reading an
+    /// item's details.
+    func openDecoder(_ url: URL) throws(DecoderError) -> any AudioDecoder {
+        let decoder = try makeDecoder(url, logger)
+        guard let rate = sink.outputSampleRate, rate != decoder.format.sampleRate else { return decoder }
+        return try ResampledDecoder(decoder, outputRate: rate)
+    }
+
     /// Appends files to the queue and returns their entries. Files are opened only when their turn to be decoded
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult
@@ -85,9 +95,10 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Makes the first queued entry start at `frame` when playback starts, announced as a new start (an
     /// ``PlaybackEvent/itemStarted(_:)``, unlike a seek's): for restoring a saved position before the first
-    /// ``play()``. Any thread.
-    public func cue(startFrame frame: Int) {
-        carryOut(state.withLock { $0.cue(startFrame: frame) })
+    /// ``play()``. `frame` counts at `rate` (a position saved when the output may have had another rate), or, when
+    /// that is nil, at the rate the item plays at. Any thread.
+    public func cue(startFrame frame: Int, countedAt rate: Int? = nil) {
+        carryOut(state.withLock { $0.cue(startFrame: frame, countedAt: rate) })
     }
 
     /// Calls `block` on `queue` with the current item's time (`MediaTime` in the item's sample rate) at every multiple
@@ -109,7 +120,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> TimeObserverToken {
         precondition(interval.isNumeric && interval > .zero, "a periodic time observer needs a positive interval")
-        return addTimeObserver(TimeObserver(schedule: .periodic(interval), queue: queue, snapshot: snapshot, block: block))
+        return addTimeObserver(
+            TimeObserver(schedule: .periodic(interval), queue: queue, snapshot: snapshot, block: block))
     }
 
     /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline (once per item, as
@@ -255,6 +267,9 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         public var info: ItemInfo?
         /// The frame of the item playback starts at.
         public var startFrame: Int
+        /// The rate ``startFrame`` counts at when it was given at another rate than the item may play at (a restored
+        /// position); nil: the rate the item plays at (``ItemInfo/format``).
+        public var startRate: Int? = nil
     }
 
     /// The entry that plays next, and from where: see ``Cue``. Any thread; never waits.
@@ -264,7 +279,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
                 guard let entry = state.pending.first else { return nil }
                 // A seek in the item being heard: its details are known already.
                 let info = state.timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
-                return Cue(entry: entry, info: info, startFrame: restart.startFrame)
+                return Cue(entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
             }
             guard state.timeline.current == nil else { return nil }
             if let segment = state.timeline.playing {

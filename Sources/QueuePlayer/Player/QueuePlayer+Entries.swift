@@ -31,9 +31,9 @@ extension QueuePlayer {
     }
 
     /// Queues the entries of a saved queue, keeping their ids (later entries get ids above them), with the first
-    /// cued at `startFrame` of its sample rate: ``play()`` starts there, announced as the item's start. The rate
-    /// stays 0. Any thread.
-    public func restore(_ entries: [QueueEntry], startFrame: Int) {
+    /// cued at `start` (in any timescale: it is converted to the rate the item plays at, exactly when they agree):
+    /// ``play()`` starts there, announced as the item's start. The rate stays 0. Any thread.
+    public func restore(_ entries: [QueueEntry], startingAt start: MediaTime) {
         command {
             engine.enqueue(restoring: entries)
             state.withLock { state in
@@ -43,7 +43,9 @@ extension QueuePlayer {
                     state.entries[ObjectIdentifier(item)] = entry
                 }
             }
-            if startFrame > 0 { engine.cue(startFrame: startFrame) }
+            if start.isNumeric, start.value > 0 {
+                engine.cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
+            }
         }
     }
 

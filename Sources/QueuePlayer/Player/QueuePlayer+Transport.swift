@@ -144,7 +144,7 @@ extension QueuePlayer {
     private func load(_ item: PlayerItem) {
         guard let entry = entry(for: item) else { return }
         do {
-            item.markReady(try engine.makeDecoder(item.url, logger).info(for: entry))
+            item.markReady(try engine.openDecoder(item.url).info(for: entry))
         } catch {
             item.markFailed(error)
         }

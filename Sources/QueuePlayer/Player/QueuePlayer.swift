@@ -311,7 +311,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         if let cue = engine.cue(), let current = currentItem, entry(for: current) == cue.entry {
             // The current item is not being heard (paused before it started, cued, or a seek is under way).
             guard cue.startFrame > 0 else { return .zero }
-            let sampleRate = cue.info?.format.sampleRate ?? item(for: cue.entry).flatMap(loadedSampleRate)
+            let sampleRate =
+                cue.startRate ?? cue.info?.format.sampleRate ?? item(for: cue.entry).flatMap(loadedSampleRate)
             return sampleRate.map { MediaTime(value: Int64(cue.startFrame), timescale: Int32($0)) } ?? .zero
         }
         let status = engine.status()

@@ -80,8 +80,9 @@ extension MetadataTemplate {
                 throw TemplateError(description: "unexpected \"\(first)\", expected expression (position \(padded))")
             }
             let start = position
-            while let next = peek, next.isASCII, next.properties.isAlphabetic || next.properties.numericType != nil
-                || next == "_" || next == ":"
+            while let next = peek, next.isASCII,
+                next.properties.isAlphabetic || next.properties.numericType != nil
+                    || next == "_" || next == ":"
             {
                 position += 1
             }
@@ -153,7 +154,9 @@ extension MetadataTemplate {
             }
         }
 
-        private static func apply(_ symbol: Unicode.Scalar, _ left: Value, _ right: Value) throws(TemplateError)
+        private static func apply(
+            _ symbol: Unicode.Scalar, _ left: Value, _ right: Value
+        ) throws(TemplateError)
             -> Value
         {
             func unsupported() -> TemplateError {

@@ -92,7 +92,7 @@ package final class PlayerController: Sendable {
                 holdsAtItemEnd: saved.holdsAtItemEnd, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
-        player.restore(saved.queue, startFrame: saved.positionFrames)
+        player.restore(saved.queue, startingAt: saved.position)
         state.withLock { $0.savedQueue = saved.queue }
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(

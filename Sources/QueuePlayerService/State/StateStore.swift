@@ -17,6 +17,14 @@ package final class StateStore: Sendable {
         var positionFrames: Int
         /// The same, in seconds (shown before the item is opened again).
         var positionSeconds: Double
+
+        /// The position as a time in the rate its frames count at (their ratio to the seconds), so that it is exact
+        /// when the item plays at that rate again and converted when it does not (another sound server's rate).
+        var position: MediaTime {
+            guard positionFrames > 0, positionSeconds > 0 else { return .zero }
+            let rate = (Double(positionFrames) / positionSeconds).rounded()
+            return MediaTime(value: Int64(positionFrames), timescale: Int32(clamping: Int64(rate)))
+        }
         var volume: Float
         var holdsAtItemEnd: Bool
         var wasPlaying: Bool

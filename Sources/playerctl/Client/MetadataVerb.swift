@@ -27,7 +27,9 @@ struct MetadataVerb: AsyncParsableCommand {
         if keys.isEmpty {
             return Self.metadataKeys.flatMap { key -> [String] in
                 let shown = key == "xesam:artist" ? track.artists : values[key].map { [$0.text] } ?? []
-                return shown.map { "\(Self.playerName) \(key)\(String(repeating: " ", count: max(1, 26 - key.count)))\($0)" }
+                return shown.map {
+                    "\(Self.playerName) \(key)\(String(repeating: " ", count: max(1, 26 - key.count)))\($0)"
+                }
             }.joined(separator: "\n")
         }
         let found = keys.compactMap { key in values[key] ?? values["xesam:" + key] ?? values["mpris:" + key] }

@@ -163,7 +163,8 @@ extension FixedSettingVerb {
             options.fail(
                 known
                     ? "playerctl: \(Self.settingName) \(value): \(Self.reason); only \(Self.onlyValue) is possible"
-                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(Self.knownValues.joined(separator: ", "))")
+                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(Self.knownValues.joined(separator: ", "))"
+            )
         }
     }
 }

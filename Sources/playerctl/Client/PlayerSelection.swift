@@ -6,8 +6,9 @@ import FoundationEssentials
 struct PlayerSelection: ParsableArguments {
     @Option(
         name: [.customShort("p"), .long],
-        help: ArgumentHelp("Players to control, comma separated: queueplayer or %any select this daemon.",
-                           valueName: "name"))
+        help: ArgumentHelp(
+            "Players to control, comma separated: queueplayer or %any select this daemon.",
+            valueName: "name"))
     var player: String?
 
     @Option(
