@@ -12,9 +12,10 @@ struct DaemonCommand: AsyncParsableCommand {
         commandName: "daemon",
         abstract: "Run the player service and play ITEMs in order.",
         discussion: """
-            Files play in the order given; a folder contributes its MP3 files in name order. Items of the same \
-            format join with no gap. A file that cannot be played is reported on stderr, naming it, and the rest \
-            still plays. SIGINT and SIGTERM stop playback cleanly.
+            Files play in the order given; a folder contributes its MP3 files in name order. Items join with no \
+            gap, whatever their sample rate (those at another rate than the sound server's are resampled). A file \
+            that cannot be played is reported on stderr, naming it, and the rest still plays. SIGINT and SIGTERM \
+            stop playback cleanly.
 
             Background: with --background, after SIGUSR1, or when job control puts the process in the background \
             ('&', Ctrl-Z then 'bg'), the player is backgrounded; SIGUSR2 or 'fg' make it active again. With the \

@@ -5,9 +5,10 @@ import Synchronization
 
 /// Plays a queue of items, back to back in one stream, through an ``AudioSink``.
 ///
-/// Items of the same format join with no gap and no overlap: the next item is decoded into the same ring while the
-/// current one is still playing. When the format changes (sample rate), the stream is drained and reopened at the
-/// boundary, so nothing is resampled and nothing clicks. An item that cannot be opened or decoded fails alone
+/// Items join with no gap and no overlap: the next item is decoded into the same ring while the current one is still
+/// playing. On a sink that plays one rate (``AudioSink/outputSampleRate``) items at other rates are resampled to it
+/// (``ResampledDecoder``); on a sink that takes each item's rate, the stream is drained and reopened at a change of
+/// rate. An item that cannot be opened or decoded fails alone
 /// (``PlaybackEvent/itemFailed(_:_:)``) and the queue goes on.
 ///
 /// Threads: every public method may be called from any thread or task. The engine runs two threads of its own:
