@@ -112,7 +112,7 @@ package final class PlaybackService: Service {
             case .queueFinished:
                 logger.info("the queue has been played")
                 if exitWhenEmpty { return }
-            case .outputFailed, .outputRestored:
+            case .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
                 // The engine said so in the log, and reconnects by itself; commands still work meanwhile.
                 break
             }

@@ -60,6 +60,8 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
         case .queueFinished: return "queue end"
         case .outputFailed(let error): return "output failed \(error.code)"
         case .outputRestored: return "output restored"
+        case .outputSuspended: return "output suspended"
+        case .outputResumed: return "output resumed"
         }
     }
 }

@@ -94,4 +94,57 @@ struct ServerRestartTests {
         #expect(leaked == 0, "\(leaked) samples were heard while paused")
         #expect(samples.dropFirst(playedAt * 2).contains { $0 != 0 }, "nothing was heard after play")
     }
+
+    /// PulseAudio only: PipeWire's server (0.3.65) takes `pactl suspend-sink` on a sink in use without suspending
+    /// it (the sink stays RUNNING and streams are not told), so there is nothing to wait for there.
+    @Test(
+        "the server suspends the sink mid-item: the player waits where it stands, then plays on without a loss",
+        arguments: [PulseServer.Kind.pulseAudio])
+    func suspendedSink(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "suspend", kind: kind)
+        let recording = try await MonitorRecording(server: server)
+        let player = QueuePlayer(
+            items: [PlayerItem(url: Fixtures.mp3("sweep-44k-4s"))], sink: try pulseSink(server), logger: quietLogger,
+            application: Application())
+        let events = player.playbackEvents()
+        player.play()
+        var seen: [PlaybackEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .itemStarted = event {
+                await recording.waitForFurther(44_100)
+                try await Self.suspend(server, true)
+            }
+            if event == .outputSuspended {
+                #expect(player.timeControlStatus == .waitingToPlayAtSpecifiedRate)
+                #expect(player.reasonForWaitingToPlay == .outputSuspended)
+                let stood = player.currentTime()
+                // The server's own word that the sink is suspended: a round trip in which a moving position shows.
+                let sinks = await Subprocess.run(
+                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "sinks"])
+                #expect(sinks.standardOutput.contains("SUSPENDED"), "\(sinks.standardOutput)")
+                let later = player.currentTime()
+                #expect(
+                    abs((later - stood).seconds) < 0.005, "the position moved from \(stood.seconds) to \(later.seconds)"
+                )
+                try await Self.suspend(server, false)
+            }
+            if event == .outputResumed { #expect(player.timeControlStatus == .playing) }
+            if event == .queueFinished { break }
+        }
+        let heard = soundingFrames(await recording.finish(afterFurther: 4_410))
+        player.shutdown()
+        #expect(eventNames(seen).filter { $0.hasPrefix("output") } == ["output suspended", "output resumed"])
+        let sweep = try Fixtures.referenceInt16("sweep-44k-4s")
+        #expect(abs(heard.count - sweep.count) / 2 <= 2_205, "heard \(heard.count / 2) frames of \(sweep.count / 2)")
+        #expect(sampleDifference(Array(heard.prefix(44_100 * 2)), Array(sweep.prefix(44_100 * 2))) == nil)
+        #expect(sampleDifference(Array(heard.suffix(44_100 * 2)), Array(sweep.suffix(44_100 * 2))) == nil)
+    }
+
+    /// Suspends (or resumes) the server's null sink, as `pactl suspend-sink` does for a device in use elsewhere.
+    private static func suspend(_ server: PulseServer, _ suspended: Bool) async throws {
+        let result = await Subprocess.run(
+            "/usr/bin/pactl", ["--server", server.address, "suspend-sink", "queueplayer", suspended ? "1" : "0"])
+        try #require(result.status == 0, "pactl suspend-sink: \(result.standardError)")
+    }
 }

@@ -42,4 +42,12 @@ public protocol AudioSink: AnyObject, Sendable {
     func reconnect() throws(AudioSinkError)
     /// Sets the closure told about failures after start.
     func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void)
+    /// Sets the closure told `true` when the server suspends the device the stream plays on, and `false` when it
+    /// plays again. Called on a thread of the sink's, which the handler must not call back into.
+    func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void)
+}
+
+extension AudioSink {
+    /// A sink whose device is never suspended (an in-process sink) never calls the handler.
+    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
 }

@@ -41,6 +41,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The server is PipeWire's `pipewire-pulse` (its server name says so), which needs the end of a stream padded.
     private var serverIsPipeWire = false
     private var failureHandler: (@Sendable (AudioSinkError) -> Void)?
+    private var suspensionHandler: (@Sendable (Bool) -> Void)?
+    /// The server has suspended the sink the stream plays on: nothing is read, the listener does not move on.
+    private var isSuspended = false
     private var failureReported = false
     private var wasReady = false
     private var timerFired = false
@@ -230,7 +233,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             { _, bytes, userdata in
                 Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().fill(requestedBytes: bytes)
             }, userdata)
+        pa_stream_set_suspended_callback(
+            stream,
+            { _, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().suspensionChanged()
+            }, userdata)
+        pa_stream_set_moved_callback(
+            stream,
+            { _, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamMoved()
+            }, userdata)
         self.stream = stream
+        isSuspended = false
         self.renderer = renderer
         self.format = format
         stoppedAtEndOfStream = false
@@ -366,7 +380,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             let bytesPerFrame = Int64(format.channelCount * MemoryLayout<Int16>.size)
             let report = StreamTimingReport(
                 writtenFrames: timing.write_index / bytesPerFrame, readFrames: timing.read_index / bytesPerFrame,
-                sinkMicroseconds: Int64(timing.sink_usec), isAdvancing: timing.playing != 0 && !isCorked)
+                sinkMicroseconds: Int64(timing.sink_usec), isAdvancing: timing.playing != 0 && !isCorked && !isSuspended
+            )
             var now = timeval()
             if let lostAt { now = lostAt } else { gettimeofday(&now, nil) }
             let age =
@@ -379,6 +394,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Lock held.
     private func requestFreshTimingIfStale(_ stream: OpaquePointer) {
         guard pa_rtclock_now() &- lastTimingRequest >= Self.timingRefreshMicroseconds else { return }
+        requestFreshTiming(stream)
+    }
+
+    /// Asks for a timing report without waiting. Lock held.
+    private func requestFreshTiming(_ stream: OpaquePointer) {
         lastTimingRequest = pa_rtclock_now()
         if let operation = pa_stream_update_timing_info(stream, nil, nil) {
             pa_operation_unref(operation)
@@ -415,6 +435,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard let stream else { return }
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_suspended_callback(stream, nil, nil)
+        pa_stream_set_moved_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
         self.stream = nil
@@ -425,6 +447,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         failureHandler = handler
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    /// The handler runs on libpulse's thread with its lock held: it must hand the news on, not call the sink.
+    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
+        pa_threaded_mainloop_lock(mainloop)
+        suspensionHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
     }
 
@@ -496,6 +525,24 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_signal(mainloop, 0)
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_FAILED else { return }
         reportFailure(streamError("the PulseAudio playback stream failed"))
+    }
+
+    /// The sink the stream plays on was suspended or resumed by the server. The position stands still while it is
+    /// suspended (the last report, taken before, would otherwise be carried forward), so a fresh report is asked for.
+    private func suspensionChanged() {
+        guard let stream else { return }
+        let suspended = pa_stream_is_suspended(stream) == 1
+        guard suspended != isSuspended else { return }
+        isSuspended = suspended
+        requestFreshTiming(stream)
+        suspensionHandler?(suspended)
+    }
+
+    /// The server moved the stream to another sink (the user picked another output, or the old one went away): it
+    /// plays on there, converted by the server if that sink's rate differs; only whether that sink is suspended
+    /// matters here. (Nothing is logged on libpulse's thread, which is the render thread.)
+    private func streamMoved() {
+        suspensionChanged()
     }
 
     /// Tells the failure handler once per connection (the engine logs it).

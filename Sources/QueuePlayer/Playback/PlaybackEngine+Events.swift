@@ -7,6 +7,14 @@ extension PlaybackEngine {
         var previousAudible = -1
         while !isShuttingDown {
             if recoverOutputIfLost() { continue }
+            if let change = state.withLock({ $0.takeSuspensionChange() }) {
+                logger.notice(
+                    change == .outputSuspended
+                        ? "the sound server suspended the output device; playback waits where it stands"
+                        : "the output device plays again; playback goes on where it stood",
+                    metadata: ["output": "\(sink.name)"])
+                post(change)
+            }
             let audible = audibleFrame()
             defer { previousAudible = audible }
             let (due, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in

@@ -110,6 +110,9 @@ extension PlaybackEngine {
         var nextObserverID = 1
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]
+        /// The sink says the server suspended its device; and what the event thread last posted about it.
+        var outputIsSuspended = false
+        var postedSuspension = false
 
         /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
         /// otherwise the entries decoded, the playing one first, then `pending`.
@@ -374,5 +377,20 @@ extension PlaybackEngine.State {
     mutating func restart(with new: Restart) -> [Action] {
         let replaced = replaceRestart(with: new)
         return (replaced.isEmpty ? [] : [.failSeeks(replaced)]) + [.wakeDecoder]
+    }
+}
+
+extension PlaybackEngine.State {
+    /// The sink reported its device suspended (`true`) or playing again; the event thread posts the change.
+    mutating func outputSuspensionChanged(_ suspended: Bool) {
+        outputIsSuspended = suspended
+    }
+
+    /// For the event thread: the event to post when the suspension changed since it last posted one, or nil. A
+    /// suspension that ended before it was posted is not posted at all.
+    mutating func takeSuspensionChange() -> PlaybackEvent? {
+        guard outputIsSuspended != postedSuspension else { return nil }
+        postedSuspension = outputIsSuspended
+        return outputIsSuspended ? .outputSuspended : .outputResumed
     }
 }

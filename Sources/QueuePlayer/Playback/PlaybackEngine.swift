@@ -67,6 +67,11 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         renderer = Renderer(bufferFrames: bufferFrames)
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         sink.setFailureHandler { [weak self] error in self?.outputFailed(error) }
+        sink.setSuspensionHandler { [weak self] suspended in
+            guard let self else { return }
+            state.withLock { $0.outputSuspensionChanged(suspended) }
+            renderer.wakeProgressWaiter()
+        }
     }
 
     /// Opens `url` as it will play: through a ``ResampledDecoder`` when the sink plays one rate

@@ -23,4 +23,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// The output is back after ``outputFailed(_:)``: playback goes on from the frame heard when it went away
     /// (if playback is wanted).
     case outputRestored
+    /// The sound server suspended the device the stream plays on (`pactl suspend-sink`, a device taken away for a
+    /// while): nothing is heard and the position stands still. The stream stays open.
+    case outputSuspended
+    /// The device is playing again after ``outputSuspended``: playback goes on where it stood.
+    case outputResumed
 }

@@ -29,6 +29,10 @@ extension QueuePlayer {
             state.withLock { $0.outputError = error }
         case .outputRestored:
             state.withLock { $0.outputError = nil }
+        case .outputSuspended:
+            state.withLock { $0.outputIsSuspended = true }
+        case .outputResumed:
+            state.withLock { $0.outputIsSuspended = false }
         }
         notifyPropertyObservers()
         for continuation in state.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }

@@ -39,6 +39,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         case noItemToPlay
         /// The audio output failed; the error names it.
         case outputUnavailable(AudioSinkError)
+        /// The sound server suspended the device the output plays on; playback goes on where it stands when the
+        /// device plays again.
+        case outputSuspended
     }
 
     /// AVFoundation's item notifications, delivered through ``notifications()``.
@@ -68,6 +71,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var rate: Float = 0
         var actionAtItemEnd = ActionAtItemEnd.advance
         var outputError: AudioSinkError?
+        /// The sound server has suspended the output's device (``PlaybackEvent/outputSuspended``).
+        var outputIsSuspended = false
         /// Counts the commands given, so that an observer call's picture goes stale once its block gives one.
         var commandCount = 0
         var nextObserverID = 1
@@ -386,6 +391,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             if state.rate != 0 {
                 if let error = state.outputError {
                     reason = .outputUnavailable(error)
+                } else if state.outputIsSuspended {
+                    reason = .outputSuspended
                 } else if current == nil, first == nil {
                     reason = .noItemToPlay
                 }

@@ -199,6 +199,7 @@ package final class PlayerController: Sendable {
         switch reason {
         case .noItemToPlay: "no item to play"
         case .outputUnavailable: "output unavailable"
+        case .outputSuspended: "output suspended"
         }
     }
 
@@ -261,7 +262,7 @@ package final class PlayerController: Sendable {
         switch event {
         case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
             saveAll()
-        case .itemReady, .outputFailed, .outputRestored:
+        case .itemReady, .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
             break
         }
         broadcast()
