@@ -38,20 +38,34 @@ public func soundingFrames<Sample: Numeric>(_ samples: [Sample]) -> [Sample] {
         .flatMap { [samples[$0], samples[$0 + 1]] }
 }
 
+/// The sounding frames of interleaved stereo `samples` before and after their longest run of silence inside (a
+/// pause).
+public func splitAtLongestSilence(_ samples: [Int16]) -> (before: [Int16], after: [Int16]) {
+    let silence = longestInnerSilence(samples)
+    guard silence.frames > 0 else { return (soundingFrames(samples), []) }
+    let end = (silence.start + silence.frames) * 2
+    return (soundingFrames(Array(samples[..<(silence.start * 2)])), soundingFrames(Array(samples[end...])))
+}
+
 /// The longest run of silent frames (both channels 0) between the first and the last sounding frame of interleaved
 /// stereo `samples`: a pause, or a gap at a join.
 public func longestSilence(inside samples: [Int16]) -> Int {
-    var longest = 0
+    longestInnerSilence(samples).frames
+}
+
+/// Where the longest run of silent frames between sounding ones starts, and how long it is, in frames.
+private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int) {
+    var longest = (start: 0, frames: 0)
     var run = 0
     var sounded = false
-    for frame in stride(from: 0, to: samples.count - 1, by: 2) {
-        if samples[frame] == 0, samples[frame + 1] == 0 {
+    for frame in 0..<(samples.count / 2) {
+        if samples[frame * 2] == 0, samples[frame * 2 + 1] == 0 {
             run += 1
-        } else {
-            if sounded { longest = max(longest, run) }
-            sounded = true
-            run = 0
+            continue
         }
+        if sounded, run > longest.frames { longest = (frame - run, run) }
+        sounded = true
+        run = 0
     }
     return longest
 }

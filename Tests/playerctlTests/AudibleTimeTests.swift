@@ -36,7 +36,7 @@ struct AudibleTimeTests {
     /// (p95 7.9 ms) ahead of the sound: its timing reports leave part of the graph's latency out, not yet
     /// accounted for; the bound states that, so that any change is seen.
     static func bounds(_ kind: PulseServer.Kind) -> (median: Double, p95: Double, lateness: Double) {
-        kind == .pulseAudio ? (0.5, 1.5, 5) : (9, 10, 12)
+        kind == .pipeWire ? (9, 10, 12) : (0.5, 1.5, 5)
     }
 
     @Test(
@@ -54,8 +54,10 @@ struct AudibleTimeTests {
         let report = try JSONDecoder().decode(AudibleTimeReport.self, from: Data(result.standardOutput.utf8))
         let bounds = Self.bounds(kind)
 
-        // Everything was heard, bit-exact: the alignment is exact and playback had no dropout.
-        #expect(report.alignment.framesMatchingReference == report.alignment.frames)
+        // Everything was heard, bit-exact: the alignment is exact and playback had no dropout (on a rewinding sink,
+        // but for what its monitor misses at the stream's start: see PulseServer.Kind.rewindsAtStreamStart).
+        let unrecorded = kind.rewindsAtStreamStart ? 1_764 : 0
+        #expect(report.alignment.framesMatchingReference >= report.alignment.frames - unrecorded)
         // 4 s less 0.5 s at each end, every 10 ms: 300 readings, less those a preemption made unsure.
         #expect(report.error.samples >= 200)
         #expect(abs(report.error.median) <= bounds.median, "\(result.standardOutput)")
