@@ -26,4 +26,15 @@ int csdbus_reply_empty(sd_bus_message *call);
 /// Emits PropertiesChanged for one property of `interface` (its getter supplies the value).
 int csdbus_emit_property_changed(sd_bus *bus, const char *path, const char *interface, const char *property);
 
+/// A non-blocking eventfd for waking the bus thread, or a negative errno.
+int csdbus_wake_fd_new(void);
+
+/// Wakes a thread waiting in csdbus_wait on `wake_fd`. Any thread; never blocks.
+void csdbus_wake(int wake_fd);
+
+/// Blocks until the bus has something to process, a timeout of its own falls due, or csdbus_wake(wake_fd) is
+/// called; takes the wake-up. Returns the number of ready descriptors (0 on a timeout or a signal), or a negative
+/// errno when the bus can no longer be waited on (it was closed).
+int csdbus_wait(sd_bus *bus, int wake_fd);
+
 #endif

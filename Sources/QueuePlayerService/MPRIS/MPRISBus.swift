@@ -29,6 +29,9 @@ package final class MPRISBus: @unchecked Sendable {
     private let handlers: UnsafeMutablePointer<csdbus_handlers>
     private let pending = Mutex<MPRISState?>(nil)
     private let stopping = Atomic<Bool>(false)
+    /// An eventfd that wakes the bus thread for a new state or for stop: it waits on the bus and on this, and
+    /// otherwise sleeps (no polling).
+    private let wakeFD: Int32
     private let finished = DispatchSemaphore(value: 0)
     /// The state last published (bus thread only).
     private var published: MPRISState
@@ -56,6 +59,10 @@ package final class MPRISBus: @unchecked Sendable {
         self.controller = controller
         self.logger = logger
         published = MPRISState(snapshot: controller.snapshot(), queue: controller.queue())
+        wakeFD = csdbus_wake_fd_new()
+        guard wakeFD >= 0 else {
+            throw ControlError("cannot create an eventfd for the bus thread (\(String(cString: strerror(-wakeFD))))")
+        }
         handlers = .allocate(capacity: 1)
         handlers.initialize(
             to: csdbus_handlers(
@@ -74,6 +81,7 @@ package final class MPRISBus: @unchecked Sendable {
         let registered = csdbus_add_mpris_objects(bus, Self.objectPath, handlers)
         guard registered >= 0 else {
             handlers.deallocate()
+            close(wakeFD)
             throw ControlError("cannot register the MPRIS object (\(String(cString: strerror(-registered))))")
         }
         var name = "org.mpris.MediaPlayer2.queueplayer"
@@ -82,6 +90,7 @@ package final class MPRISBus: @unchecked Sendable {
             let second = sd_bus_request_name(bus, name, 0)
             guard second >= 0 else {
                 handlers.deallocate()
+                close(wakeFD)
                 throw ControlError("cannot own \(name) (\(String(cString: strerror(-second))))")
             }
         }
@@ -91,12 +100,19 @@ package final class MPRISBus: @unchecked Sendable {
         logger.info("MPRIS: on the session bus as \(name)")
     }
 
-    /// Serves the bus until ``stop()``: call from a thread of its own.
+    /// Serves the bus until ``stop()``: call from a thread of its own. Wakes only when the bus has something, a
+    /// timeout of the bus's falls due, or ``note(_:)`` or ``stop()`` asks. If the bus goes away, the thread says so
+    /// once and ends; the player goes on without MPRIS.
     package func run() {
         while !stopping.load(ordering: .acquiring) {
             publishPendingChanges()
             while sd_bus_process(bus, nil) > 0 {}
-            _ = sd_bus_wait(bus, 20_000)
+            let waited = csdbus_wait(bus, wakeFD)
+            if waited < 0 {
+                logger.notice(
+                    "MPRIS: the session bus went away (\(String(cString: strerror(-waited)))); going on without it")
+                break
+            }
         }
         sd_bus_flush(bus)
         finished.signal()
@@ -105,14 +121,21 @@ package final class MPRISBus: @unchecked Sendable {
     /// Hands a new state over to the bus thread, which signals what changed.
     package func note(_ snapshot: PlayerSnapshot) {
         pending.withLock { $0 = MPRISState(snapshot: snapshot, queue: controller.queue()) }
+        csdbus_wake(wakeFD)
     }
 
     /// Ends the bus thread and releases the connection.
     package func stop() {
         stopping.store(true, ordering: .releasing)
+        csdbus_wake(wakeFD)
         finished.wait()
         sd_bus_flush_close_unref(bus)
         handlers.deallocate()
+    }
+
+    deinit {
+        // Closed here, not in `stop()`: a `note(_:)` racing with `stop()` may still write to it.
+        close(wakeFD)
     }
 
     // MARK: Signals (bus thread)
