@@ -243,6 +243,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             { _, userdata in
                 Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamMoved()
             }, userdata)
+        pa_stream_set_latency_update_callback(
+            stream,
+            { stream, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().keepTiming(stream!)
+            }, userdata)
         self.stream = stream
         isSuspended = false
         self.renderer = renderer
@@ -262,7 +267,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0 else {
             throw streamError("PulseAudio refused to connect the playback stream")
         }
+        // Another thread may close the stream while the lock is released in the wait (the event thread stops the
+        // sink when the server goes away): the reference keeps it valid until the loop has seen that.
+        pa_stream_ref(stream)
+        defer { pa_stream_unref(stream) }
         while true {
+            guard self.stream == stream else { throw unreachableError() }
             let state = pa_stream_get_state(stream)
             if state == PA_STREAM_READY { break }
             if cpulse_stream_is_good(state) == 0 {
@@ -437,6 +447,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_set_suspended_callback(stream, nil, nil)
         pa_stream_set_moved_callback(stream, nil, nil)
+        pa_stream_set_latency_update_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
         self.stream = nil
@@ -479,6 +490,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private func fill(requestedBytes: Int) {
         guard let stream, let renderer, !stoppedAtEndOfStream else { return }
         gettimeofday(&lastRequestTime, nil)
+        defer { keepTiming(stream) }
         let bytesPerFrame = Renderer.channelCount * MemoryLayout<Int16>.size
         var remaining = requestedBytes
         while remaining >= bytesPerFrame {
@@ -506,6 +518,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Copies libpulse's timing for the stream (what was written, and the server's latest report) into
+    /// ``lastTiming`` after each write and each report, so that when the server goes away the copy says how much
+    /// of what was written had been heard. (A copy taken only when the latency was last read missed what was
+    /// written since: the position resumed up to a write ahead, 100 ms and more skipped at a restart.) A struct
+    /// copy: nothing allocates. Lock held.
+    private func keepTiming(_ stream: OpaquePointer) {
+        guard lostAt == nil, !failureReported, let timing = pa_stream_get_timing_info(stream) else { return }
+        lastTiming = timing.pointee
     }
 
     private func contextStateChanged() {
@@ -562,12 +584,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
     }
 
-    /// Runs `body` with the lock held and a live stream; nil when there is no stream.
+    /// Runs `body` with the lock held and a live stream; nil when there is no stream. The stream stays valid
+    /// through `body` even if another thread closes it while `body` waits (the lock is released in every wait);
+    /// operations on a closed stream fail, and `self.stream` no longer matches it.
     @discardableResult
     private func withStream<T>(_ body: (OpaquePointer) -> T) -> T? {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream else { return nil }
+        pa_stream_ref(stream)
+        defer { pa_stream_unref(stream) }
         return body(stream)
     }
 
