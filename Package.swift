@@ -71,6 +71,14 @@ let package = Package(
             dependencies: ["QueuePlayer", .product(name: "Logging", package: "swift-log")],
             path: "Tests/LifecycleProbe"
         ),
+        .target(name: "RealTimeAudit", path: "Tests/RealTimeAudit"),
+        .executableTarget(
+            name: "RenderPathAudit",
+            dependencies: [
+                "QueuePlayer", "RealTimeAudit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/RenderPathAudit"
+        ),
         .target(
             name: "TestSupport",
             dependencies: [.product(name: "Logging", package: "swift-log")],
@@ -78,7 +86,9 @@ let package = Package(
         ),
         .testTarget(
             name: "QueuePlayerTests",
-            dependencies: ["QueuePlayer", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "QueuePlayer", "RenderPathAudit", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "QueuePlayerServiceTests",

@@ -17,8 +17,12 @@ public enum Fixtures {
     }()
 
     /// The built `playerctl` binary, beside the test bundle.
-    public static let playerctl: URL = URL(fileURLWithPath: CommandLine.arguments[0])
-        .deletingLastPathComponent().appendingPathComponent("playerctl")
+    public static let playerctl: URL = builtExecutable("playerctl")
+
+    /// The package's executable `name` as built beside the test bundle (`playerctl`, or a test's child process).
+    public static func builtExecutable(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
 
     /// An environment for one run of `playerctl`: the test runner's, with `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` and
     /// `XDG_CONFIG_HOME` in new private folders and no session bus, so that daemons running side by side never

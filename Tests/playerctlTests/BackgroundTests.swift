@@ -172,7 +172,7 @@ struct BackgroundTests {
 @Suite("Background tasks in a child process")
 struct BackgroundTaskProcessTests {
     static var probe: String {
-        Fixtures.playerctl.deletingLastPathComponent().appendingPathComponent("LifecycleProbe").path
+        Fixtures.builtExecutable("LifecycleProbe").path
     }
 
     @Test("a task still running when the background time is spent terminates the process with status 86")
