@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real-time rule, checked: the audio path (the renderer as each sink drives it) allocates nothing and takes no
 /// lock during playback, seeks, pause and resume, a skip and joins across rates. `RenderPathAudit` plays the scenario
@@ -18,9 +18,11 @@ struct RenderPathAuditTests {
         #expect(report["eventsThread"]?["allocations", default: 0] ?? 0 > 0, "the audit counted nothing at all")
     }
 
-    @Test("PulseAudio's write callbacks, outside libpulse's own calls", arguments: [
-        PulseServer.Kind.pulseAudio, .pipeWire,
-    ])
+    @Test(
+        "PulseAudio's write callbacks, outside libpulse's own calls",
+        arguments: [
+            PulseServer.Kind.pulseAudio, .pipeWire,
+        ])
     func pulseAudioWriteCallbacks(_ kind: PulseServer.Kind) async throws {
         let server = try await PulseServer(name: "audit", kind: kind)
         let report = try await Self.audit(["pulse", server.address])
