@@ -144,6 +144,53 @@ struct ServerRestartTests {
         #expect(sampleDifference(Array(heard.suffix(44_100 * 2)), Array(sweep.suffix(44_100 * 2))) == nil)
     }
 
+    @Test(
+        "the server moves the stream to another sink mid-item: it plays on there, nothing lost or repeated",
+        arguments: [PulseServer.Kind.pulseAudio, .pipeWire])
+    func movedStream(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "move", kind: kind)
+        let loaded = await Subprocess.run(
+            "/usr/bin/pactl",
+            [
+                "--server", server.address, "load-module", "module-null-sink", "sink_name=other", "rate=44100",
+                "channels=2", "format=s16le", "norewinds=1",
+            ])
+        try #require(loaded.status == 0, "pactl load-module: \(loaded.standardError)")
+        let first = try await MonitorRecording(server: server)
+        let second = try await MonitorRecording(server: server, monitor: "other.monitor")
+        let player = QueuePlayer(
+            items: [PlayerItem(url: Fixtures.mp3("sweep-44k-4s"))], sink: try pulseSink(server), logger: quietLogger,
+            application: Application())
+        let events = player.playbackEvents()
+        player.play()
+        var seen: [PlaybackEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .itemStarted = event {
+                await first.waitForFurther(44_100)
+                let inputs = await Subprocess.run(
+                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "sink-inputs"])
+                let index = try #require(inputs.standardOutput.split(separator: "\t").first.map(String.init))
+                let moved = await Subprocess.run(
+                    "/usr/bin/pactl", ["--server", server.address, "move-sink-input", index, "other"])
+                try #require(moved.status == 0, "pactl move-sink-input: \(moved.standardError)")
+                #expect(player.timeControlStatus == .playing)
+            }
+            if event == .queueFinished { break }
+        }
+        let tail = soundingFrames(await second.finish(afterFurther: 4_410))
+        let head = soundingFrames(first.finish())
+        player.shutdown()
+        await server.stop()
+        #expect(eventNames(seen).filter { $0.hasPrefix("output") } == [])
+        let sweep = try Fixtures.referenceInt16("sweep-44k-4s")
+        let heardFrames = (head.count + tail.count) / 2
+        #expect(abs(heardFrames - sweep.count / 2) <= 441, "heard \(heardFrames) frames of \(sweep.count / 2)")
+        #expect(head.count >= 44_100 * 2, "the first sink heard \(head.count / 2) frames before the move")
+        #expect(sampleDifference(Array(head.prefix(44_100 * 2)), Array(sweep.prefix(44_100 * 2))) == nil)
+        #expect(sampleDifference(Array(tail.suffix(44_100 * 2)), Array(sweep.suffix(44_100 * 2))) == nil)
+    }
+
     /// Suspends (or resumes) the server's null sink, as `pactl suspend-sink` does for a device in use elsewhere.
     private static func suspend(_ server: PulseServer, _ suspended: Bool) async throws {
         let result = await Subprocess.run(

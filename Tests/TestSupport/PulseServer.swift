@@ -100,11 +100,11 @@ public final class MonitorRecording {
     private let process = Process()
     private let file = Subprocess.temporaryFile("raw")
 
-    /// Starts recording `queueplayer.monitor` on `server`, and waits until parec is connected.
-    public init(server: PulseServer) async throws {
+    /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected.
+    public init(server: PulseServer, monitor: String = "queueplayer.monitor") async throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
         process.arguments = [
-            "--server", server.address, "-d", "queueplayer.monitor", "--raw", "--format=s16le", "--rate=44100",
+            "--server", server.address, "-d", monitor, "--raw", "--format=s16le", "--rate=44100",
             "--channels=2", "--latency-msec=10", file.path,
         ]
         process.standardInput = FileHandle.nullDevice
