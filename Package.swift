@@ -86,9 +86,9 @@ let package = Package(
         ),
         .testTarget(
             name: "QueuePlayerTests",
-            dependencies: [
-                "QueuePlayer", "RenderPathAudit", "TestSupport", .product(name: "Logging", package: "swift-log"),
-            ]
+            // Not on RenderPathAudit, which it runs: a test bundle links the code of the executables it depends on,
+            // and RenderPathAudit's interposers must stay in that process alone. `swift build` builds it.
+            dependencies: ["QueuePlayer", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "QueuePlayerServiceTests",

@@ -11,17 +11,12 @@
 #include <stdatomic.h>
 #include <time.h>
 
-/// The C library's function found by `lookup`, resolved on first use (a race resolves it twice to the same address,
-/// which is harmless). The condition variables need their version named: an unversioned lookup finds glibc's
-/// pre-2.3.2 compatibility functions, which use another layout.
+/// Counts a call of `kind`, then makes `function` the C library's definition found by `lookup`. The condition
+/// variables need their version named: an unversioned lookup finds glibc's pre-2.3.2 compatibility functions,
+/// which use another layout.
 #define FORWARD_LOOKUP(lookup, type, kind)                                                                           \
-    static _Atomic(type) real;                                                                                       \
-    type function = atomic_load_explicit(&real, memory_order_relaxed);                                               \
-    if (function == NULL) {                                                                                          \
-        function = (type)(lookup);                                                                                   \
-        atomic_store_explicit(&real, function, memory_order_relaxed);                                                \
-    }                                                                                                                \
-    audit_count(kind);
+    audit_count(kind);                                                                                               \
+    RESOLVE_ONCE(function, lookup, type)
 #define FORWARD(name, type) FORWARD_LOOKUP(dlsym(RTLD_NEXT, name), type, audit_lock)
 #define FORWARD_WAIT(name, type) FORWARD_LOOKUP(dlsym(RTLD_NEXT, name), type, audit_wait)
 

@@ -35,12 +35,9 @@ static void write_callback_trampoline(pa_stream *stream, size_t bytes, void *use
     audit_callback_depth--;
 }
 
-#define REAL(name, type) ((type)dlsym(RTLD_NEXT, name))
-
 void pa_stream_set_write_callback(pa_stream *stream, pa_stream_request_cb_t callback, void *userdata) {
     typedef void (*setter)(pa_stream *, pa_stream_request_cb_t, void *);
-    static setter real;
-    if (real == NULL) real = REAL("pa_stream_set_write_callback", setter);
+    RESOLVE_ONCE(real, dlsym(RTLD_NEXT, "pa_stream_set_write_callback"), setter)
     if (callback == NULL) {
         real(stream, NULL, NULL);
         return;
@@ -51,13 +48,11 @@ void pa_stream_set_write_callback(pa_stream *stream, pa_stream_request_cb_t call
     real(stream, write_callback_trampoline, registered);
 }
 
-/// Defines `name` to forward to libpulse's, counted as libpulse's own work. `real` is resolved on the first call,
-/// which comes from the player's write callback or its setup, both under libpulse's main loop lock.
+/// Defines `name` to forward to libpulse's, counted as libpulse's own work.
 #define LIBRARY_CALL(result_type, name, parameters, arguments)                                                      \
     result_type name parameters {                                                                                    \
         typedef result_type(*function) parameters;                                                                   \
-        static function real;                                                                                        \
-        if (real == NULL) real = REAL(#name, function);                                                              \
+        RESOLVE_ONCE(real, dlsym(RTLD_NEXT, #name), function)                                                        \
         audit_library_depth++;                                                                                       \
         result_type result = real arguments;                                                                         \
         audit_library_depth--;                                                                                       \
