@@ -79,6 +79,15 @@ let package = Package(
             ],
             path: "Tests/RenderPathAudit"
         ),
+        .executableTarget(
+            name: "QueuePlayerFuzz",
+            dependencies: [
+                "QueuePlayer", "QueuePlayerService", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Tests/Fuzz",
+            exclude: ["Corpus"]
+        ),
         .target(
             name: "TestSupport",
             dependencies: [.product(name: "Logging", package: "swift-log")],

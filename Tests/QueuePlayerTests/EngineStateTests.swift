@@ -21,6 +21,7 @@ struct EngineStateTests {
     enum Kind: Equatable {
         case startThreads, resumeOutput, pauseOutput, wakeDecoder
         case failSeeks(Int)
+        case deactivateObservers(Int)
         case stopEverything, recoverOutput
     }
 
@@ -32,10 +33,11 @@ struct EngineStateTests {
             case .pauseOutput: .pauseOutput
             case .wakeDecoder: .wakeDecoder
             case .failSeeks(let completions): .failSeeks(completions.count)
+            case .deactivateObservers(let observers): .deactivateObservers(observers.count)
             case .stopEverything: .stopEverything
             case .recoverOutput: .recoverOutput
             }
-        }.filter { $0 != .failSeeks(0) }
+        }.filter { $0 != .failSeeks(0) && $0 != .deactivateObservers(0) }
     }
 
     static let failure = AudioSinkError(

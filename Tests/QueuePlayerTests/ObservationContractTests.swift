@@ -124,6 +124,23 @@ struct ObservationContractTests {
         }
     }
 
+    @Test("shutdown releases the time observers: a block that holds the engine no longer keeps it alive")
+    func shutdownReleasesObservers() {
+        weak var released: PlaybackEngine?
+        do {
+            let engine = PlaybackEngine(sink: NullSink(pacing: .unpaced), logger: quietLogger)
+            _ = engine.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: .global()) {
+                engine.pause()
+            }
+            released = engine
+            engine.shutdown()
+            _ = engine.addBoundaryTimeObserver(forTimes: [MediaTime(value: 2, timescale: 1)], queue: .global()) {
+                engine.pause()
+            }
+        }
+        #expect(released == nil, "the engine outlived its last reference")
+    }
+
     @Test("rate, timeControlStatus, reasonForWaitingToPlay, currentItem and its status can be observed")
     func propertiesObserved() async {
         let (player, items) = joinPlayer()

@@ -144,9 +144,11 @@ struct ServerRestartTests {
         #expect(sampleDifference(Array(heard.suffix(44_100 * 2)), Array(sweep.suffix(44_100 * 2))) == nil)
     }
 
+    /// PulseAudio only: PipeWire's server (0.3.65) answers `pactl move-sink-input` at once but leaves the move to
+    /// its session manager, which in 1 run of 5 here had not moved the stream 3 s later (nor ever, within the item).
     @Test(
         "the server moves the stream to another sink mid-item: it plays on there, nothing lost or repeated",
-        arguments: [PulseServer.Kind.pulseAudio, .pipeWire])
+        arguments: [PulseServer.Kind.pulseAudio])
     func movedStream(_ kind: PulseServer.Kind) async throws {
         let server = try await PulseServer(name: "move", kind: kind)
         let loaded = await Subprocess.run(
@@ -168,12 +170,23 @@ struct ServerRestartTests {
             seen.append(event)
             if case .itemStarted = event {
                 await first.waitForFurther(44_100)
+                // The player's stream, by its application name: PipeWire's server may list others.
                 let inputs = await Subprocess.run(
-                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "sink-inputs"])
-                let index = try #require(inputs.standardOutput.split(separator: "\t").first.map(String.init))
+                    "/usr/bin/pactl", ["--server", server.address, "list", "sink-inputs"])
+                let ours = inputs.standardOutput.components(separatedBy: "Sink Input #").first {
+                    $0.contains("application.name = \"QueuePlayer\"")
+                }
+                let index = try #require(ours?.prefix { $0.isNumber }.description, "\(inputs.standardOutput)")
                 let moved = await Subprocess.run(
                     "/usr/bin/pactl", ["--server", server.address, "move-sink-input", index, "other"])
                 try #require(moved.status == 0, "pactl move-sink-input: \(moved.standardError)")
+                // The server's word that the stream is on the other sink.
+                let sinks = await Subprocess.run(
+                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "sinks"])
+                let other = try #require(
+                    sinks.standardOutput.split(separator: "\n").first { $0.contains("\tother\t") }?
+                        .prefix { $0.isNumber })
+                #expect(await server.waitForSinkInput(matching: "\(index)\t\(other)\t", timeout: 3), "never moved")
                 #expect(player.timeControlStatus == .playing)
             }
             if event == .queueFinished { break }

@@ -107,19 +107,27 @@ public final class MonitorRecording {
             "--server", server.address, "-d", monitor, "--raw", "--format=s16le", "--rate=44100",
             "--channels=2", "--latency-msec=10", file.path,
         ]
+        // Not the test runner's output: a parec left running by a test that crashed would hold it open, and
+        // `swift test` would wait for it forever.
         process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let recordingsBefore = await Self.recordingStreams(on: server)
         try process.run()
         // On PulseAudio parec writes silence as soon as it is connected: wait for the first bytes. PipeWire's null
-        // sink writes nothing while suspended: there, wait for the recording stream to show on the server.
+        // sink writes nothing while suspended: there, wait for one more recording stream to show on the server.
         let deadline = Date().addingTimeInterval(5)
         while Self.size(of: file) == 0, Date() < deadline, process.isRunning {
-            if server.kind == .pipeWire {
-                let outputs = await Subprocess.run(
-                    "/usr/bin/pactl", ["--server", server.address, "list", "short", "source-outputs"])
-                if !outputs.standardOutput.isEmpty { break }
-            }
+            if server.kind == .pipeWire, await Self.recordingStreams(on: server) > recordingsBefore { break }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// How many recording streams (source outputs) `server` has.
+    private static func recordingStreams(on server: PulseServer) async -> Int {
+        let outputs = await Subprocess.run(
+            "/usr/bin/pactl", ["--server", server.address, "list", "short", "source-outputs"])
+        return outputs.standardOutput.split(separator: "\n").count
     }
 
     /// Frames recorded so far (parec's buffering puts this up to about 10 ms behind the sink).

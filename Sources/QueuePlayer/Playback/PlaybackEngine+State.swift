@@ -78,6 +78,8 @@ extension PlaybackEngine {
         case wakeDecoder
         /// Tell these seek completions `false`: the seek was replaced, or the engine stopped first.
         case failSeeks([@Sendable (Bool) -> Void])
+        /// Deactivate these time observers, already removed: a delivery on its way is dropped.
+        case deactivateObservers([TimeObserver])
         /// Stop the threads and the output, and finish the events.
         case stopEverything
         /// Wake both threads: the decoding thread to wait for the output, the event thread to reconnect it.
@@ -295,13 +297,16 @@ extension PlaybackEngine.State {
         return [.wakeDecoder]
     }
 
-    /// The end: every waiting seek is told `false`, and the threads and output stop (once).
+    /// The end: every waiting seek is told `false`, time observers are dropped (their blocks, which may hold the
+    /// engine, are released), and the threads and output stop (once).
     mutating func shutDown() -> [Action] {
         let unfinished = restart?.completions ?? []
         restart?.completions = []
-        guard phase != .shutDown else { return [.failSeeks(unfinished)] }
+        let observers = timeObservers.values.map(\.observer)
+        timeObservers = [:]
+        guard phase != .shutDown else { return [.failSeeks(unfinished), .deactivateObservers(observers)] }
         phase = .shutDown
-        return [.failSeeks(unfinished), .stopEverything]
+        return [.failSeeks(unfinished), .deactivateObservers(observers), .stopEverything]
     }
 
     /// The output failed: the engine waits for it, keeping a restart at the item being heard (its frame is set by

@@ -153,6 +153,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         let audible = audibleFrame()
         let token = state.withLock { state in
             defer { state.nextObserverID += 1 }
+            // After shutdown none is kept: it would never be called, and its block would never be released.
+            guard state.phase != .shutDown else { return TimeObserverToken(id: state.nextObserverID, kind: .time) }
             var progress = ObserverProgress(observer: observer)
             state.startObserver(&progress, audibleFrame: audible)
             state.timeObservers[state.nextObserverID] = progress
@@ -166,7 +168,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// another thread is waited for, unless this is called from inside an observer call). Any thread.
     public func removeTimeObserver(_ token: TimeObserverToken) {
         let removed = state.withLock { $0.timeObservers.removeValue(forKey: token.id) }
-        removed?.observer.deactivate()
+        carryOut([.deactivateObservers(removed.map { [$0.observer] } ?? [])])
     }
 
     /// Tells every periodic observer the current time (at start and stop), if an item is being heard.
@@ -238,8 +240,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Plays the first entry of ``queue()`` (the item being heard, or the one about to be) from `frame` (0-based,
     /// sample-exact; past the end, the item ends at once), dropping what was decoded ahead and flushing the output.
-    /// Returns false when the queue is empty. `completion` (on the decoding thread; keep it short) is told `true` once decoding
-    /// has restarted at `frame`, or `false` if another skip, seek or edit replaced this one first. Any thread.
+    /// Returns false when the queue is empty. `completion` (on the decoding thread; keep it short) is told `true` once
+    /// decoding has restarted at `frame`, or `false` if another skip, seek or edit replaced this one first. Any thread.
     @discardableResult
     public func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
         let (accepted, actions) = state.withLock { $0.seek(toFrame: frame, completion: completion) }
@@ -295,7 +297,9 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         }
     }
 
-    /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Safe to call twice.
+    /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Time observers are
+    /// removed: none is called after this, and a block that holds the engine no longer keeps it alive. Safe to call
+    /// twice.
     public func shutdown() {
         carryOut(state.withLock { $0.shutDown() })
     }
@@ -368,6 +372,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
                 wakeDecoder()
             case .failSeeks(let completions):
                 completions.forEach { $0(false) }
+            case .deactivateObservers(let observers):
+                observers.forEach { $0.deactivate() }
             case .stopEverything:
                 decoderWake.signal()
                 reconnectWake.signal()

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import Logging
+import NIOCore
+import NIOEmbedded
+import QueuePlayerService
+
+@testable import QueuePlayer
+
+/// The inputs the fuzzer feeds, one function each: arbitrary bytes must give a result or an error, never a crash,
+/// a hang or a leak.
+enum FuzzTarget: String, CaseIterable {
+    /// Bytes as an MP3 item: opened by the real decoder (libmpg123, resampled to 44.1 kHz when it is not), decoded to
+    /// the end into the renderer and rendered out, then seeked to its middle and decoded again.
+    case mp3
+    /// Bytes as a control connection's stream, cut into reads at the offsets the first byte picks: split into lines
+    /// by the control line decoder (with a short limit, so long lines are met too), each line parsed as a request.
+    case control
+    /// Bytes as the app manifest (XML, binary or JSON property list).
+    case manifest
+    /// Bytes as a `--format` template, rendered with a full set of values.
+    case template
+
+    private static let quiet = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
+
+    /// Feeds `bytes` to the target. Errors are the expected outcome for most inputs and are dropped.
+    func run(_ bytes: UnsafeRawBufferPointer) {
+        switch self {
+        case .mp3: Self.decode(bytes)
+        case .control: Self.readControlStream(bytes)
+        case .manifest: Self.loadManifest(bytes)
+        case .template: Self.renderTemplate(bytes)
+        }
+    }
+
+    /// A file holding the input, rewritten for each one: the decoder and the manifest loader read files.
+    private static let scratchFile: URL = {
+        let url = URL(fileURLWithPath: "/tmp/queueplayer-fuzz-\(getpid())")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
+    }()
+
+    private static func writeScratch(_ bytes: UnsafeRawBufferPointer) {
+        let descriptor = open(scratchFile.path, O_WRONLY | O_TRUNC)
+        precondition(descriptor >= 0, "cannot write \(scratchFile.path)")
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            precondition(written > 0, "cannot write \(scratchFile.path)")
+            offset += written
+        }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer) {
+        writeScratch(bytes)
+        let renderer = Renderer(bufferFrames: 4096)
+        do {
+            let mpg123 = try MPG123Decoder(url: scratchFile, logger: quiet)
+            let decoder: any AudioDecoder =
+                mpg123.format.sampleRate == 44_100
+                ? mpg123 : try ResampledDecoder(mpg123, outputRate: 44_100)
+            try drain(decoder, through: renderer)
+            try decoder.seek(toFrame: decoder.frameCount / 2)
+            try drain(decoder, through: renderer)
+        } catch {
+            return
+        }
+    }
+
+    /// Decodes to the end, writing into the ring and rendering each write out as 16-bit frames.
+    private static func drain(_ decoder: any AudioDecoder, through renderer: Renderer) throws(DecoderError) {
+        var output = [Int16](repeating: 0, count: 4096 * Renderer.channelCount)
+        while true {
+            var failure: DecoderError?
+            let frames = renderer.write { span in
+                do throws(DecoderError) {
+                    return try decoder.decode(into: &span)
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if let failure { throw failure }
+            if frames == 0 { return }
+            output.withUnsafeMutableBufferPointer { pointer in
+                var span = pointer.mutableSpan
+                _ = renderer.render(into: &span, underrun: .stopShort)
+            }
+        }
+    }
+
+    private static func readControlStream(_ bytes: UnsafeRawBufferPointer) {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(ControlLineDecoder(maximumLength: 64)))
+        defer { _ = try? channel.finish() }
+        let readSize = max(1, Int(bytes.first ?? 1))
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + readSize)
+            var buffer = channel.allocator.buffer(capacity: end - offset)
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            guard (try? channel.writeInbound(buffer)) != nil else { return }
+            while let line = try? channel.readInbound(as: ControlLine.self) {
+                _ = ControlRequestParser.parse(line)
+            }
+            offset = end
+        }
+    }
+
+    private static func loadManifest(_ bytes: UnsafeRawBufferPointer) {
+        writeScratch(bytes)
+        _ = try? AppManifest.load(from: scratchFile, logger: quiet)
+    }
+
+    private static let templateValues: [String: MetadataTemplate.Value] = [
+        "title": .string("Morning"), "artist": .string("Zoë"), "album": .string("Days"), "status": .string("Playing"),
+        "position": .integer(61_500_000), "mpris:length": .integer(183_000_000), "volume": .number(0.5),
+        "playerName": .string("queueplayer"), "playerInstance": .string("queueplayer"),
+        "xesam:url": .string("file:///music/01-morning.mp3"),
+    ]
+
+    private static func renderTemplate(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? MetadataTemplate(text: text).render(templateValues)
+    }
+}
