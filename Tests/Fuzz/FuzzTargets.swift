@@ -36,7 +36,7 @@ enum FuzzTarget: String, CaseIterable {
     /// A file holding the input, rewritten for each one: the decoder and the manifest loader read files.
     private static let scratchFile: URL = {
         let url = URL(fileURLWithPath: "/tmp/queueplayer-fuzz-\(getpid())")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
     }()
 

@@ -10,6 +10,17 @@ extension MetadataTemplate {
         /// The next character to read; after ``parseBlock()``, the one after the closing `}}`.
         var position: Int
         let values: [String: Value]
+        /// How many sums and unary minuses are being parsed inside one another.
+        private var nesting = 0
+        /// Deeper nesting is refused: each level is a recursion, and 2,000 characters of `(` overflowed the stack
+        /// (found by scripts/fuzz).
+        static let maximumNesting = 100
+
+        init(characters: Scalars, position: Int, values: [String: Value]) {
+            self.characters = characters
+            self.position = position
+            self.values = values
+        }
 
         /// An evaluated expression, and the variable it names when it is only that (what `emoji` needs).
         struct Operand {
@@ -28,7 +39,25 @@ extension MetadataTemplate {
             return operand.value
         }
 
+        /// Parses one more level down with `parse`, or throws once ``maximumNesting`` levels are open.
+        private mutating func nested(
+            _ parse: (inout Self) throws(TemplateError) -> Operand
+        ) throws(TemplateError)
+            -> Operand
+        {
+            guard nesting < Self.maximumNesting else {
+                throw TemplateError(description: "expression nested too deeply (position \(position))")
+            }
+            nesting += 1
+            defer { nesting -= 1 }
+            return try parse(&self)
+        }
+
         private mutating func parseSum() throws(TemplateError) -> Operand {
+            try nested { parser throws(TemplateError) in try parser.parseTerms() }
+        }
+
+        private mutating func parseTerms() throws(TemplateError) -> Operand {
             var left = try parseProduct()
             while let symbol = nextOperator(in: "+-") {
                 let right = try parseProduct()
@@ -50,7 +79,7 @@ extension MetadataTemplate {
             skipSpaces()
             guard peek == "-" else { return try parsePrimary() }
             position += 1
-            let operand = try parseUnary()
+            let operand = try nested { parser throws(TemplateError) in try parser.parseUnary() }
             return Operand(value: try Self.apply("*", .number(-1), operand.value), variable: nil)
         }
 
@@ -190,11 +219,12 @@ extension MetadataTemplate {
             }
         }
 
-        /// A value as a whole number (for `duration` and `trunc`): strings count as 0.
+        /// A value as a whole number (for `duration` and `trunc`): strings and infinities count as 0, numbers beyond
+        /// 64 bits as the nearest that fits (`duration(-1e300)` crashed the client before).
         private static func integer(_ value: Value) -> Int64 {
             switch value {
             case .integer(let integer): integer
-            case .number(let number): number.isFinite ? Int64(number) : 0
+            case .number(let number): number.isFinite ? Int64(max(-0x1p63, min(0x1p63.nextDown, number))) : 0
             case .string: 0
             }
         }
