@@ -135,7 +135,9 @@ extension QueuePlayer {
         }
         let token = addPropertyObserver(observer)
         continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
-        observer.notify(self, ObserverCall(time: currentTime(), view: liveView()))
+        tellingPropertyObservers.withLock { _ in
+            observer.notify(self, ObserverCall(time: currentTime(), view: liveView()))
+        }
         return stream
     }
 
@@ -166,12 +168,16 @@ extension QueuePlayer {
         }
     }
 
-    /// Tells every property observer what changed. Never called with the player's lock held.
+    /// Tells every property observer what changed. Never called with the player's lock held. Two threads telling at
+    /// once take turns, the picture taken inside the turn: told out of order, a picture taken before a join reported
+    /// the old current item after the new one (an observer saw join-1, join-2, join-1, join-2).
     func notifyPropertyObservers() {
-        let observers = state.withLock { Array($0.propertyObservers.values) }
-        guard !observers.isEmpty else { return }
-        let call = ObserverCall(time: currentTime(), view: liveView())
-        for observer in observers { observer.notify(self, call) }
+        tellingPropertyObservers.withLock { _ in
+            let observers = state.withLock { Array($0.propertyObservers.values) }
+            guard !observers.isEmpty else { return }
+            let call = ObserverCall(time: currentTime(), view: liveView())
+            for observer in observers { observer.notify(self, call) }
+        }
     }
 
     private func stream<Element>(

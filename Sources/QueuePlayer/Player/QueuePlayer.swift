@@ -60,6 +60,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     let engine: PlaybackEngine
     let logger: Logger
     let state = Mutex(State())
+    /// Held while property observers are told, so that a picture taken earlier is never told after a later one.
+    let tellingPropertyObservers = Mutex(())
 
     struct State {
         /// The items of the entries queued, and of the current item: nothing else is kept.
