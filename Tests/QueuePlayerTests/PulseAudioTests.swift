@@ -82,15 +82,19 @@ struct PulseAudioTests {
         // Before it, the item from its start; after it, the rest from the frame the pause stopped at.
         let (before, after) = splitAtLongestSilence(samples)
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
-        #expect(sampleDifference(before, Array(reference.prefix(before.count))) == nil)
+        // Exact, but for one quantum PipeWire's graph may drop from the recording (droppedQuantumAllowance).
+        let droppedBefore = droppedFrames(before, in: reference, maximumDroppedFrames: kind.droppedQuantumAllowance)
+        #expect(droppedBefore != nil, "\(sampleDifference(before, Array(reference.prefix(before.count))) ?? "")")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
         // rewind: it may keep frames the sink took back, or miss some it mixed again (from 103 frames missed to 5
         // repeated, measured). Elsewhere the join is exact.
-        let repeated = before.count / 2 - resumedAt
+        let repeated = before.count / 2 + (droppedBefore ?? 0) - resumedAt
         let tolerance = kind.rewindsAtStreamStart ? 441 : 0
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
-        #expect(sampleDifference(after, Array(reference.dropFirst(resumedAt * 2))) == nil)
+        let rest = Array(reference.dropFirst(resumedAt * 2))
+        let droppedAfter = droppedFrames(after, in: rest, maximumDroppedFrames: kind.droppedQuantumAllowance)
+        #expect(droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2)
     }
 
     @Test(

@@ -69,3 +69,22 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
     }
     return longest
 }
+
+/// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,
+/// `n` when it is, once one run of `n` frames (`n` at most `maximumDroppedFrames`) is taken out of `expected`, and nil
+/// otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so.
+public func droppedFrames(_ actual: [Int16], in expected: [Int16], maximumDroppedFrames: Int) -> Int? {
+    let common = min(actual.count, expected.count)
+    guard let first = (0..<common).first(where: { actual[$0] != expected[$0] }) else {
+        return actual.count <= expected.count ? 0 : nil
+    }
+    let firstFrame = first / 2
+    for dropped in stride(from: 1, through: maximumDroppedFrames, by: 1) {
+        let shift = (firstFrame + dropped) * 2
+        guard shift + (actual.count - firstFrame * 2) <= expected.count else { break }
+        if actual[(firstFrame * 2)...].elementsEqual(expected[shift..<(shift + actual.count - firstFrame * 2)]) {
+            return dropped
+        }
+    }
+    return nil
+}
