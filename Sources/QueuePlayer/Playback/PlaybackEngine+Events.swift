@@ -52,7 +52,13 @@ extension PlaybackEngine {
             renderer.waitUntilRendered(ringFrame: frame, timeout: .now() + .milliseconds(250))
             return
         }
-        // Rendered but still in the sink's buffer: sleep for the part of the latency that is left.
+        // Rendered but still in the sink's buffer: sleep for the part of the latency that is left. Paused or
+        // suspended, none of it is heard until play (which wakes this thread): waiting what is left of the latency,
+        // a few frames, over and over, spun at 336 wake-ups a second.
+        guard !state.withLock({ $0.phase == .paused || $0.outputIsSuspended }) else {
+            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .milliseconds(250))
+            return
+        }
         let rate = status().current?.format.sampleRate ?? 44_100
         let framesLeft = max(1, frame - audibleFrame())
         let wait = min(250_000, framesLeft * 1_000_000 / rate)

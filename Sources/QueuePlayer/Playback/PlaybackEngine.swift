@@ -366,6 +366,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
                 PosixThread.start(name: "QP events") { [self] in runEvents() }
             case .resumeOutput:
                 sink.setPaused(false)
+                // The event thread may be waiting out a pause: observers due in what is now heard are told on time.
+                renderer.wakeProgressWaiter()
             case .pauseOutput:
                 sink.setPaused(true)
             case .wakeDecoder:
