@@ -119,13 +119,18 @@ package final class PlaybackService: Service {
         }
     }
 
-    /// Once a second while playing, the position is saved (a SIGKILL loses at most that) and subscribers see it.
+    /// Once a second while the position moves, it is saved (a SIGKILL loses at most that) and subscribers see it.
+    /// Paused, stopped, or waiting (nothing queued, no output), it sleeps until playback goes on: an idle daemon
+    /// does not wake for it.
     private func tellPositionEverySecond() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            guard player.isPlaybackRequested else { continue }
-            controller.checkpoint()
-            controller.broadcast()
+        for await status in player.values(of: \.timeControlStatus) where status == .playing {
+            while !Task.isCancelled, player.timeControlStatus == .playing {
+                try? await Task.sleep(for: .seconds(1))
+                guard player.timeControlStatus == .playing else { break }
+                controller.checkpoint()
+                controller.broadcast()
+            }
+            if Task.isCancelled { return }
         }
     }
 

@@ -205,7 +205,7 @@ struct EngineStateTests {
         _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
         let outcomes = SeekOutcomes()
         _ = state.seek(toFrame: 400, completion: outcomes.completion)
-        guard case .restart(let replaced, reopensOutput: false, continuing: nil) = state.nextDecoderStep() else {
+        guard case .restart(let replaced, reopensOutput: false, continuing: nil, _) = state.nextDecoderStep() else {
             Issue.record("the seek is taken up first")
             return
         }
@@ -226,7 +226,7 @@ struct EngineStateTests {
         let (second, _) = try #require(Self.opened(state.nextDecoderStep()))
         _ = state.opened(Self.info(second), atFrame: 1000, resumingAt: 0)
         _ = state.insert([URL(fileURLWithPath: "/music/between.mp3")], after: first, audibleFrame: 300)
-        guard case .restart(_, reopensOutput: false, let continuing) = state.nextDecoderStep() else {
+        guard case .restart(_, reopensOutput: false, let continuing, _) = state.nextDecoderStep() else {
             Issue.record("the edit restarts decoding")
             return
         }
@@ -242,7 +242,7 @@ struct EngineStateTests {
         _ = state.seek(toFrame: 10, completion: outcomes.completion)
         _ = state.nextDecoderStep()
         _ = state.seek(toFrame: 20, completion: outcomes.completion)
-        guard case .restart(let replaced, _, _) = state.nextDecoderStep() else {
+        guard case .restart(let replaced, _, _, _) = state.nextDecoderStep() else {
             Issue.record("the second seek is taken up")
             return
         }
@@ -299,7 +299,7 @@ struct EngineStateTests {
                 continue
             }
             _ = state.outputRestored()
-            guard case .restart(let replaced, reopensOutput: true, continuing: nil) = state.nextDecoderStep() else {
+            guard case .restart(let replaced, reopensOutput: true, continuing: nil, _) = state.nextDecoderStep() else {
                 Issue.record("\(moment): the kept seek is taken up with a new stream")
                 continue
             }

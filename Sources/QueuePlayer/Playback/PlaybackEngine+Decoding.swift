@@ -4,6 +4,9 @@ import FoundationEssentials
 extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
     static let decodeChunkFrames = 4096
+    /// The longest the decoding and event threads wait for a wake-up before looking again on their own. Every change
+    /// they wait for wakes them; this bounds only one that never comes (a paused daemon wakes this seldom).
+    static let idleWaitLimit = DispatchTimeInterval.seconds(10)
 
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
     /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
@@ -15,10 +18,10 @@ extension PlaybackEngine {
             switch state.withLock({ $0.nextDecoderStep() }) {
             case .waitForOutput:
                 decoderWake.wait()
-            case .restart(let replaced, let reopensOutput, let continuedFrame):
+            case .restart(let replaced, let reopensOutput, let continuedFrame, let number):
                 // A restart taken but not yet carried out is replaced: its seeks did not finish.
                 replaced.forEach { $0(false) }
-                dropDecodedAhead(continuing: continuedFrame)
+                dropDecodedAhead(continuing: continuedFrame, restartNumber: number)
                 stream.endIsMarked = true
                 if reopensOutput {
                     // The output was reconnected: the old stream is gone.
@@ -72,6 +75,8 @@ extension PlaybackEngine {
         let seeks = state.withLock { state in
             state.opened(info, atFrame: renderer.producedFrames - resumeFrame, resumingAt: resumeFrame)
         }
+        // Its start is an event to wait for.
+        renderer.wakeProgressWaiter()
         seeks.forEach { $0(true) }
         guard case .finished(let failure) = writeFrames(of: decoder, endIsMarked: &stream.endIsMarked) else { return }
         if let failure {
@@ -99,8 +104,7 @@ extension PlaybackEngine {
             let paused = !state.withLock { $0.isPlaying }
             try sink.start(format: format, renderer: renderer, paused: paused)
             // A play or pause in between went to the old stream (or to none).
-            let playing = state.withLock { $0.isPlaying }
-            if playing == paused { sink.setPaused(!playing) }
+            matchOutputToPhase(knownPaused: paused)
         } catch {
             outputFailed(error)
             return false
@@ -120,11 +124,13 @@ extension PlaybackEngine {
     /// Drops everything decoded ahead and flushes the output (the restart taken emptied the timeline; `pending`
     /// holds the new order). The renderer then sees an end of stream until the first new frames are written. When
     /// the new audio continues ring frame `continuedFrame`, what is heard past it until the discard takes effect is
-    /// not heard again.
-    private func dropDecodedAhead(continuing continuedFrame: Int?) {
+    /// not heard again. Restart `restartNumber` counts as carried out from the flush on.
+    private func dropDecodedAhead(continuing continuedFrame: Int?, restartNumber: Int) {
         let heardAtFlush = continuedFrame != nil && sink.flushDropsUnplayedFrames ? audibleFrame() : nil
         renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heardAtFlush)
         renderer.markEndOfStream()
+        // Before the flush, so that a sink's flush tells whoever waits for it that the restart took effect.
+        state.withLock { $0.carriedOutRestartNumber = max($0.carriedOutRestartNumber, restartNumber) }
         sink.flush()
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
         // while paused, before a render has applied the discard.
@@ -149,7 +155,8 @@ extension PlaybackEngine {
                 return .interrupted
             }
             if renderer.freeFrames < Self.decodeChunkFrames {
-                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + .milliseconds(200))
+                // Woken by the render that frees the space, or by a restart, a lost output or shutdown.
+                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + Self.idleWaitLimit)
                 continue
             }
             var failure: DecoderError?
@@ -172,12 +179,13 @@ extension PlaybackEngine {
         return .interrupted
     }
 
-    /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped or
-    /// the output failed.
+    /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped, the
+    /// output failed, or a skip, seek or edit arrived meanwhile (it is carried out at once, not after the drain).
     private func drainForFormatChange() -> Bool {
         let end = renderer.producedFrames
         while renderer.position.read().ringFrames < end {
-            guard !isShuttingDown, !state.withLock({ $0.phase.isOutputLost }) else { return false }
+            let mustStop = state.withLock { $0.phase.isFinal || $0.phase.isOutputLost || $0.restart != nil }
+            guard !mustStop else { return false }
             renderer.waitForSpace(frames: .max, timeout: .now() + .milliseconds(100))
         }
         guard drainOutput() else { return false }

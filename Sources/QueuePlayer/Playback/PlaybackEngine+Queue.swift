@@ -109,6 +109,13 @@ extension PlaybackEngine.State {
                 replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
             }
         } else if order.starts(with: decoded) {
+            if decoded.isEmpty, case .restarting(let taken) = activity, order.first != pending.first {
+                // The restart under way starts the first pending entry at its frame, and that entry is no longer
+                // first (the soak found the next item starting at the frame of the one removed): the new first
+                // starts at its beginning, and the restart's seeks did not finish.
+                replaced = taken.completions
+                activity = .restarting(PlaybackEngine.Restart(number: taken.number, startFrame: 0, resumes: nil))
+            }
             pending = Array(order.dropFirst(decoded.count))
         } else if let playing = timeline.playing, playing.info != nil, order.first == playing.entry {
             pending = order

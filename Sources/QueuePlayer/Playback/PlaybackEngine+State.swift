@@ -70,9 +70,9 @@ extension PlaybackEngine {
     enum Action {
         /// Start the decoding and event threads (the first play).
         case startThreads
-        /// Unpause the output.
+        /// Unpause the output (``PlaybackEngine/matchOutputToPhase(knownPaused:)``).
         case resumeOutput
-        /// Pause the output; it keeps what it holds.
+        /// Pause the output, which keeps what it holds (``PlaybackEngine/matchOutputToPhase(knownPaused:)``).
         case pauseOutput
         /// Wake the decoding thread wherever it waits: the order, a restart or a hold changed.
         case wakeDecoder
@@ -100,6 +100,10 @@ extension PlaybackEngine {
         var queueFinishedReported = false
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
+        /// The number of the newest restart asked for, and of the last one the decoding thread carried out (what
+        /// was decoded ahead dropped, the output flushed): equal once every restart asked for has taken effect.
+        var newestRestartNumber = 0
+        var carriedOutRestartNumber = 0
         /// The output was lost and the event thread has not taken up the recovery yet.
         var recoveryPending = false
         /// The output was reconnected: the decoding thread opens a new stream before writing on.
@@ -135,14 +139,30 @@ extension PlaybackEngine {
         /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
         /// `false` once the lock is released.
         mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
-            defer { restart = new }
-            return restart?.completions ?? []
+            let replaced = restart?.completions ?? []
+            newestRestartNumber += 1
+            restart = new
+            restart?.number = newestRestartNumber
+            return replaced
         }
+
+        /// True when no restart waits or is under way: every skip, seek, cue or edit asked for has taken effect.
+        var restartsAreCarriedOut: Bool { restart == nil && carriedOutRestartNumber == newestRestartNumber }
 
         /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
         var opening: QueueEntry? {
             if case .opening(let entry, _) = activity { return entry }
             return nil
+        }
+
+        /// The restart the decoding thread has taken and not finished: it is dropping what was decoded ahead, or
+        /// opening the entry the restart starts at.
+        var restartUnderWay: Restart? {
+            switch activity {
+            case .restarting(let taken): taken
+            case .opening(_, let led): led
+            default: nil
+            }
         }
 
         /// True while the decoding thread waits at an item's end.
@@ -168,6 +188,8 @@ extension PlaybackEngine {
 
     /// Where playback starts again after a skip or a seek.
     struct Restart {
+        /// Counts restarts in the order they were asked for (see ``State/restartsAreCarriedOut``).
+        var number = 0
         /// The frame of the first pending entry to start at.
         var startFrame: Int
         /// The rate ``startFrame`` counts at, when it may not be the rate the item plays at: a position saved by an
@@ -322,7 +344,7 @@ extension PlaybackEngine.State {
         recoveryPending = true
         if restart == nil {
             pending = order
-            restart = restartAfterLoss()
+            _ = replaceRestart(with: restartAfterLoss())
         }
         return [.recoverOutput]
     }

@@ -6,8 +6,9 @@ extension PlaybackEngine {
         /// Drop what was decoded ahead and flush the output: a restart was taken up. `replaced` are the seek
         /// completions of one taken before and not carried out (to be told `false`); `reopensOutput` is true when
         /// the output was reconnected since the stream was opened (the old stream is gone); `continuing` is the ring
-        /// frame the restarted audio continues, when it resumes what is being heard on the same stream.
-        case restart(replaced: [@Sendable (Bool) -> Void], reopensOutput: Bool, continuing: Int?)
+        /// frame the restarted audio continues, when it resumes what is being heard on the same stream; `number` is
+        /// the restart's (``Restart/number``).
+        case restart(replaced: [@Sendable (Bool) -> Void], reopensOutput: Bool, continuing: Int?, number: Int)
         /// Open `entry` and decode it, from the frame of the restart that led here, if any.
         case open(QueueEntry, led: Restart?)
         /// Nothing is pending: mark the end of what was written, then ``State/settleIdle()``.
@@ -40,7 +41,7 @@ extension PlaybackEngine.State {
             let reopensOutput = takeOutputReopening()
             return .restart(
                 replaced: replaced, reopensOutput: reopensOutput,
-                continuing: reopensOutput ? nil : taken.continuesRingFrame)
+                continuing: reopensOutput ? nil : taken.continuesRingFrame, number: taken.number)
         }
         guard !pending.isEmpty else { return .finishWriting }
         var led: Restart?

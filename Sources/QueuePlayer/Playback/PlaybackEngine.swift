@@ -39,6 +39,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     let logger: Logger
     let makeDecoder: DecoderFactory
     let state = Mutex<State>(State())
+    /// Held while the output is paused or resumed to match the phase (``matchOutputToPhase(knownPaused:)``).
+    let outputPauseSync = Mutex(())
     let eventContinuation: AsyncStream<PlaybackEvent>.Continuation
     /// Every ring frame before this one has been heard (a drain confirmed it) or never will be (it was discarded).
     let heardThroughFrame = Atomic<Int>(0)
@@ -51,7 +53,16 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     let frameHeardAtLoss = Atomic<Int>(-1)
     /// Told each event before ``events`` is, on the thread that posts it, and before any observer time heard after
     /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
-    let eventListener = Mutex<(@Sendable (PlaybackEvent) -> Void)?>(nil)
+    let eventListener = Mutex<EventListener?>(nil)
+
+    /// The listener's closure, in a struct of its own. A `Mutex` whose value is a bare closure (or an optional one)
+    /// wraps it in two more reabstraction thunks at every `withLock`, since its inout value is converted to the
+    /// generic representation and back: after a few thousand events each post ran through thousands of nested thunks
+    /// (quadratic cost in a release build; a stack overflow in a debug build, found by the soak). A struct's
+    /// representation does not change, so nothing accumulates.
+    struct EventListener: Sendable {
+        let hear: @Sendable (PlaybackEvent) -> Void
+    }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
     /// default holds about 0.75 s). `logger` receives warnings about items and the output.
@@ -283,8 +294,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// The entry that plays next, and from where: see ``Cue``. Any thread; never waits.
     public func cue() -> Cue? {
         state.withLock { state in
-            if let restart = state.restart {
-                guard let entry = state.pending.first else { return nil }
+            if let restart = state.restart ?? state.restartUnderWay {
+                guard let entry = state.firstInOrder else { return nil }
                 // A seek in the item being heard: its details are known already.
                 let info = state.timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
                 return Cue(entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
@@ -341,12 +352,12 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Sends every event to `listener` instead of ``events``, which finishes at once (nobody reads it, so nothing
     /// may pile up in it). For the player built on this engine; call before the first play.
     func listen(_ listener: @escaping @Sendable (PlaybackEvent) -> Void) {
-        eventListener.withLock { $0 = listener }
+        eventListener.withLock { $0 = EventListener(hear: listener) }
         eventContinuation.finish()
     }
 
     func post(_ event: PlaybackEvent) {
-        eventListener.withLock { $0 }?(event)
+        eventListener.withLock { $0 }?.hear(event)
         eventContinuation.yield(event)
     }
 
@@ -357,6 +368,17 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         carryOut(state.withLock { $0.outputFailed(error) })
     }
 
+    /// Pauses or resumes the output as the phase is now (playing or not), unless it is known to be so already
+    /// (`knownPaused`). The phase is read and the sink told under one lock: two threads pausing and playing at once
+    /// would otherwise tell the sink in the opposite order to their transitions, leaving a playing engine's output
+    /// paused (the soak found it). Any thread but the sink's.
+    func matchOutputToPhase(knownPaused: Bool? = nil) {
+        outputPauseSync.withLock { _ in
+            let paused = !state.withLock { $0.isPlaying }
+            if paused != knownPaused { sink.setPaused(paused) }
+        }
+    }
+
     /// Carries out what a transition returned, in order, outside the lock.
     func carryOut(_ actions: [Action]) {
         for action in actions {
@@ -365,11 +387,11 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
                 PosixThread.start(name: "QP decode") { [self] in runDecoding() }
                 PosixThread.start(name: "QP events") { [self] in runEvents() }
             case .resumeOutput:
-                sink.setPaused(false)
+                matchOutputToPhase()
                 // The event thread may be waiting out a pause: observers due in what is now heard are told on time.
                 renderer.wakeProgressWaiter()
             case .pauseOutput:
-                sink.setPaused(true)
+                matchOutputToPhase()
             case .wakeDecoder:
                 wakeDecoder()
             case .failSeeks(let completions):
@@ -377,7 +399,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
             case .deactivateObservers(let observers):
                 observers.forEach { $0.deactivate() }
             case .stopEverything:
-                decoderWake.signal()
+                wakeDecoder()
                 reconnectWake.signal()
                 renderer.wakeProgressWaiter()
                 sink.stop()

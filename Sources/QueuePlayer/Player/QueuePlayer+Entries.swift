@@ -56,10 +56,17 @@ extension QueuePlayer {
     }
 
     /// Moves `entry` to `index` of ``entries()`` (clamped to the queue); moving the current entry away from the
-    /// front plays the one that takes its place. Returns false when `entry` is not queued. Any thread.
+    /// front, or another to the front, makes the new first entry current at once and plays it from its start.
+    /// Returns false when `entry` is not queued. Any thread.
     @discardableResult
     public func move(_ entry: QueueEntry, to index: Int) -> Bool {
-        command { engine.move(entry, to: index) }
+        command {
+            let first = engine.firstQueued()
+            guard engine.move(entry, to: index) else { return false }
+            // A new first entry is current at once, as after a skip.
+            if engine.firstQueued() != first { makeFirstQueuedItemCurrent() }
+            return true
+        }
     }
 
     /// Queues `items` after `entry` and maps each to its new entry.

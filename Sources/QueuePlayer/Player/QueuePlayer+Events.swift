@@ -6,7 +6,11 @@ extension QueuePlayer {
         case .itemReady(let info):
             item(for: info.entry)?.markReady(info)
         case .itemStarted(let info):
-            setCurrentItem(item(for: info.entry))
+            // A command may have moved on since the start was heard (a skip, a move, a removal): the item it made
+            // current stays so.
+            if engine.firstQueued() == info.entry {
+                setCurrentItem(item(for: info.entry))
+            }
         case .itemFinished(let entry):
             remember(entry.url)
             guard let item = item(for: entry) else { break }
@@ -23,6 +27,11 @@ extension QueuePlayer {
             item.markFailed(error)
             post(.failedToPlayToEndTime(item, error))
             release(entry)
+            // A current item that failed (reached by a skip or an edit) is never heard: the next one is current at
+            // once, as after a skip, so that the current item is always the first of items().
+            if actionAtItemEnd == .advance, state.withLock({ $0.currentItem === item }) {
+                makeFirstQueuedItemCurrent()
+            }
         case .queueFinished:
             if actionAtItemEnd == .advance { setCurrentItem(nil) }
         case .outputFailed(let error):

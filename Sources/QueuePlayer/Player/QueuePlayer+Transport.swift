@@ -47,10 +47,11 @@ extension QueuePlayer {
                 play()
                 return
             }
+            // Both queued before the skip, in one edit: the previous file may fail as soon as the skip lets the
+            // decoding thread at it, and the current item must not follow an entry that is already gone.
             let currentItem = item(for: current) ?? PlayerItem(url: current.url)
-            let previous = insertItems([PlayerItem(url: last)], after: current)
+            insertItems([PlayerItem(url: last), currentItem], after: current)
             skip(current)
-            insertItems([currentItem], after: previous.first)
         }
     }
 

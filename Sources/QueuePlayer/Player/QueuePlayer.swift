@@ -216,7 +216,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
                 state.heldEntryID = entry.id
                 return
             }
-            state.entries[ObjectIdentifier(item)] = nil
+            // The item may be queued again under a new entry (``returnToPreviousItem()``): that one stays.
+            if state.entries[ObjectIdentifier(item)] == entry {
+                state.entries[ObjectIdentifier(item)] = nil
+            }
         }
     }
 

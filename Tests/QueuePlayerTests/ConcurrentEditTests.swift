@@ -1,0 +1,35 @@
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+@Suite("Queue edits from several tasks at once")
+struct ConcurrentEditTests {
+    @Test("four tasks appending at once: every entry queued once, each task's entries in its own order")
+    func concurrentAppends() async {
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: NullSink(pacing: .realTime))
+        let batches = await withTaskGroup(of: [QueueEntry].self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    var mine: [QueueEntry] = []
+                    for _ in 0..<5 {
+                        mine += engine.insert([Fixtures.mp3(task % 2 == 0 ? "join-1" : "join-2")], after: nil)
+                        await Task.yield()
+                    }
+                    return mine
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let queue = engine.queue()
+        engine.shutdown()
+        #expect(queue.count == 21)
+        #expect(Set(queue.map(\.id)).count == 21)
+        for batch in batches {
+            let positions = batch.compactMap { queue.firstIndex(of: $0) }
+            #expect(positions.count == 5 && positions == positions.sorted())
+        }
+    }
+}

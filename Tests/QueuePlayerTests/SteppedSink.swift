@@ -1,0 +1,121 @@
+import Dispatch
+import QueuePlayer
+import Synchronization
+
+/// A sink with no thread and no clock of its own: audio time moves only when the test calls
+/// ``render(frames:deadline:into:)``, on the test's thread. What it renders is what is heard (latency 0 between
+/// calls), so a test knows exactly which frame is audible after every step, and a run depends on nothing but the
+/// test's own sequence of calls. Each item plays at its own rate (the stream is drained and reopened at a change).
+final class SteppedSink: AudioSink {
+    /// The engine kept the test waiting: it had frames to play by the model and gave none before the deadline.
+    struct Stalled: Error, CustomStringConvertible {
+        var rendered: Int
+        var wanted: Int
+        var stream: String
+        var description: String { "the sink got \(rendered) of \(wanted) frames before the deadline (\(stream))" }
+    }
+
+    let name = "stepped sink"
+    let outputSampleRate: Int? = nil
+    let flushDropsUnplayedFrames = false
+
+    private struct Stream {
+        var renderer: Renderer
+        var format: AudioFormat
+        var isPaused: Bool
+    }
+
+    private let stream = Mutex<Stream?>(nil)
+    /// Signalled whenever the stream starts, stops, pauses, resumes or gets frames after its end.
+    private let changed = DispatchSemaphore(value: 0)
+    /// Signalled by every flush: the engine carries out each restart by flushing (see `PlaybackEngine`).
+    private let flushed = DispatchSemaphore(value: 0)
+    private let periodFrames: Int
+
+    /// A sink that renders at most `periodFrames` frames a call into the renderer.
+    init(periodFrames: Int = 1024) {
+        self.periodFrames = periodFrames
+    }
+
+    func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+        stream.withLock { $0 = Stream(renderer: renderer, format: format, isPaused: paused) }
+        changed.signal()
+    }
+
+    func setPaused(_ paused: Bool) {
+        stream.withLock { $0?.isPaused = paused }
+        changed.signal()
+    }
+
+    func flush() { flushed.signal() }
+
+    /// Returns at once: what was rendered was heard, and nothing else was handed over.
+    func drain() throws(AudioSinkError) {}
+
+    func resumeAfterEndOfStream() { changed.signal() }
+
+    func latencyFrames() -> Int { 0 }
+
+    func stop() {
+        stream.withLock { $0 = nil }
+        changed.signal()
+    }
+
+    func reconnect() throws(AudioSinkError) {}
+
+    func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+
+    /// Waits for the next flush, until `deadline`; false if none came.
+    func waitForFlush(until deadline: DispatchTime) -> Bool {
+        flushed.wait(timeout: deadline) == .success
+    }
+
+    /// Renders exactly `frames` frames, handing each period's interleaved stereo samples and its sample rate to
+    /// `body`, waiting as long as the engine has not written them yet (the stream not started, paused, at its end,
+    /// or the ring empty). Throws ``Stalled`` if they have not all come by `deadline`. The test's thread only.
+    func render(
+        frames: Int, deadline: DispatchTime, into body: (UnsafeBufferPointer<Float>, _ sampleRate: Int) throws -> Void
+    ) throws {
+        var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
+        var rendered = 0
+        while rendered < frames {
+            guard let current = stream.withLock({ $0 }), !current.isPaused else {
+                guard changed.wait(timeout: deadline) == .success else {
+                    throw Stalled(rendered: rendered, wanted: frames, stream: describeStream())
+                }
+                continue
+            }
+            let wanted = min(periodFrames, frames - rendered)
+            let result = buffer.withUnsafeMutableBufferPointer { pointer in
+                let period = UnsafeMutableBufferPointer(rebasing: pointer[0..<(wanted * Renderer.channelCount)])
+                var span = period.mutableSpan
+                return current.renderer.render(into: &span, underrun: .stopShort)
+            }
+            if result.frameCount > 0 {
+                try buffer.withUnsafeBufferPointer { pointer in
+                    let count = result.frameCount * Renderer.channelCount
+                    let samples = UnsafeBufferPointer(rebasing: pointer[0..<count])
+                    try body(samples, current.format.sampleRate)
+                }
+                rendered += result.frameCount
+            }
+            guard result.frameCount == 0 else { continue }
+            if result.reachedEndOfStream {
+                // Until frames follow the end, the stream is restarted or stopped: each of these signals.
+                _ = changed.wait(timeout: deadline)
+            } else {
+                current.renderer.waitForFrames(timeout: min(deadline, .now() + .milliseconds(100)))
+            }
+            guard DispatchTime.now() < deadline else {
+                throw Stalled(rendered: rendered, wanted: frames, stream: describeStream())
+            }
+        }
+    }
+
+    private func describeStream() -> String {
+        stream.withLock { stream in
+            guard let stream else { return "no stream open" }
+            return "stream at \(stream.format.sampleRate) Hz, \(stream.isPaused ? "paused" : "playing")"
+        }
+    }
+}
