@@ -13,7 +13,10 @@ import Foundation
     {
         let name = ProcessInfo.processInfo.environment["QUEUEPLAYER_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
-            fatalError("set QUEUEPLAYER_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue))")
+            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+            let message = "QUEUEPLAYER_FUZZ_TARGET is \"\(name)\"; set it to one of \(names) (scripts/fuzz does)\n"
+            FileHandle.standardError.write(Data(message.utf8))
+            exit(64)
         }
         selectedTarget = target
         return 0

@@ -167,10 +167,10 @@ struct EngineStateTests {
     }
 
     @Test("the decoding thread walks the queue: opening, decoding, a failure alone, then idle and the queue done")
-    func decodingThreadWalksTheQueue() {
+    func decodingThreadWalksTheQueue() throws {
         var state = Self.state(in: .playing)
         #expect(state.activity.name == "not started")
-        let (first, led) = try! #require(Self.opened(state.nextDecoderStep()))
+        let (first, led) = try #require(Self.opened(state.nextDecoderStep()))
         #expect(led == nil && state.activity.name == "opening")
         #expect(state.order.map(\.id) == [1, 2], "the entry being opened stays in the order")
         let seeks = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
@@ -178,7 +178,7 @@ struct EngineStateTests {
         #expect(state.activity.name == "decoding" && state.timeline.playing?.entry == first)
         let holds = state.finishedItem(atFrame: 1000, failure: nil)
         #expect(!holds)
-        let (second, _) = try! #require(Self.opened(state.nextDecoderStep()))
+        let (second, _) = try #require(Self.opened(state.nextDecoderStep()))
         let unreadable = DecoderError(.unreadable, url: second.url, reason: "cannot be read", suggestion: "check it")
         _ = state.openingFailed(unreadable, atFrame: 1000)
         #expect(state.activity.name == "between items" && state.order.map(\.id) == [1, 2])

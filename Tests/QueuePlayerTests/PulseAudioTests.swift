@@ -31,7 +31,7 @@ func events(
     }
 }
 
-@Suite("PulseAudio: a private server's null sink, recorded from its monitor", .serialized)
+@Suite("PulseAudio: a private server's null sink, recorded from its monitor", .serialized, .timeLimit(.minutes(5)))
 struct PulseAudioTests {
     @Test(
         "three items play bit-exact, joined with no gap, and the queue ends after the last sample is heard",

@@ -14,7 +14,30 @@ func offset(of part: [Int16], in reference: [Int16]) -> Int? {
     }.map { $0 / 2 }
 }
 
-@Suite("A PulseAudio or PipeWire server that dies and comes back, recorded on both sides", .serialized)
+extension PulseServer.Kind {
+    /// `names` without the stream failures PipeWire's server causes while its stack is still coming up, each with
+    /// the restoration that follows it: it now and then fails a stream it has just accepted, before or after
+    /// telling it ready (`pacat` met "Stream error: Input/Output error" in 1 start of 8), and the player opens
+    /// another. Only after a first restoration; unchanged for PulseAudio, which never did this.
+    func withoutStartUpStreamFailures(_ names: [String]) -> [String] {
+        guard self == .pipeWire, let restored = names.firstIndex(of: "output restored") else { return names }
+        var kept = Array(names[...restored])
+        var rest = names[(restored + 1)...]
+        while let first = rest.first {
+            if first == "output failed streamFailed", rest.dropFirst().first == "output restored" {
+                rest = rest.dropFirst(2)
+            } else {
+                kept.append(first)
+                rest = rest.dropFirst()
+            }
+        }
+        return kept
+    }
+}
+
+@Suite(
+    "A PulseAudio or PipeWire server that dies and comes back, recorded on both sides", .serialized,
+    .timeLimit(.minutes(5)))
 struct ServerRestartTests {
     @Test(
         "the server stops mid-item and restarts: the player waits, reconnects, and plays on from what was heard",
@@ -44,7 +67,7 @@ struct ServerRestartTests {
         var after: MonitorRecording?
         for await event in events {
             seen.append(event)
-            if case .outputFailed = event {
+            if case .outputFailed = event, after == nil {
                 #expect(player.timeControlStatus == .waitingToPlayAtSpecifiedRate)
                 try await server.restart()
                 after = try await MonitorRecording(server: server)
@@ -55,7 +78,7 @@ struct ServerRestartTests {
         player.shutdown()
 
         #expect(
-            eventNames(seen).filter { !$0.hasPrefix("start sweep") } == [
+            kind.withoutStartUpStreamFailures(eventNames(seen)).filter { !$0.hasPrefix("start sweep") } == [
                 "output failed serverDisconnected", "output restored", "end sweep-44k-4s", "start join-1",
                 "end join-1", "queue end",
             ])
@@ -96,6 +119,45 @@ struct ServerRestartTests {
         let leaked = samples.prefix(playedAt * 2).filter { $0 != 0 }.count
         #expect(leaked == 0, "\(leaked) samples were heard while paused")
         #expect(samples.dropFirst(playedAt * 2).contains { $0 != 0 }, "nothing was heard after play")
+    }
+
+    /// PulseAudio only: PipeWire's server (0.3.65) keeps a stream whose sink went away, unlinked, without failing it.
+    @Test(
+        "a stream failed by the server (its sink unloaded) is retried with growing waits, not in a loop, plays on once a sink is back, and the server going away after that is still noticed",
+        arguments: [PulseServer.Kind.pulseAudio])
+    func streamFailedBySinkLoss(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "sink-lost", kind: kind)
+        let sink = try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true)
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: sink)
+        defer { engine.shutdown() }
+        var iterator = engine.events.makeAsyncIterator()
+        while let name = await nextHeard(&iterator), name != "start stereo-44k-5s" {}
+        let modules = await Self.pactl(server, ["list", "short", "modules"]).standardOutput.split(separator: "\n")
+        let nullSink = try #require(modules.first { $0.contains("module-null-sink") }?.split(separator: "\t").first)
+        let unloadedAt = ContinuousClock.now
+        #expect(await Self.pactl(server, ["unload-module", "\(nullSink)"]).status == 0)
+        // With no sink, each stream opened fails at once: the waits before trying again after the second, third and
+        // fourth failures (50, 100, 200 ms) put the fourth restoration at least 350 ms after the first failure.
+        #expect(await nextHeard(&iterator) == "output failed streamFailed")
+        var restorations = 0
+        while restorations < 4, let name = await nextHeard(&iterator) {
+            if name == "output restored" { restorations += 1 }
+        }
+        let fourthRestorationAfter = ContinuousClock.now - unloadedAt
+        #expect(fourthRestorationAfter >= .milliseconds(350), "4 attempts in \(fourthRestorationAfter): a loop")
+        let load = ["load-module", "module-null-sink", "sink_name=queueplayer", "rate=44100", "channels=2"]
+        #expect(await Self.pactl(server, load).status == 0)
+        #expect(await Self.pactl(server, ["set-default-sink", "queueplayer"]).status == 0)
+        #expect(await server.waitForSinkInput(matching: "44100Hz"), "no stream was opened once the sink was back")
+        await server.stop()
+        while let name = await nextHeard(&iterator), name != "output failed serverDisconnected" {}
+        try await server.restart()
+        while let name = await nextHeard(&iterator), name != "output restored" {}
+        #expect(await nextHeard(&iterator) == "end stereo-44k-5s")
+    }
+
+    private static func pactl(_ server: PulseServer, _ arguments: [String]) async -> Subprocess.Result {
+        await Subprocess.run("/usr/bin/pactl", ["--server", server.address] + arguments)
     }
 
     /// PulseAudio only: PipeWire's server (0.3.65) takes `pactl suspend-sink` on a sink in use without suspending

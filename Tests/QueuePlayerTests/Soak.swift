@@ -160,7 +160,7 @@ struct Soak {
         report.framesHeard = model.framesHeard
         report.inexactSamples = model.inexactSamples
         report.largestDifference = model.largestDifference
-        report.wallSeconds = Double((ContinuousClock.now - started).components.seconds)
+        report.wallSeconds = (ContinuousClock.now - started).inSeconds
         return report
     }
 

@@ -135,7 +135,7 @@ struct TransportTests {
         #expect(time.timescale == 48_000)
         // The item starts 96,000 frames in at 48 kHz (2 s), not 88,200 (1.84 s); since then it has played for no
         // longer than the test's clock has run (however slow a sanitizer makes the way here).
-        let playedSeconds = Double(playing.components.seconds) + Double(playing.components.attoseconds) * 1e-18
+        let playedSeconds = playing.inSeconds
         #expect(time >= MediaTime(value: 96_000, timescale: 48_000))
         #expect(time.seconds <= 2 + playedSeconds + 0.05, "\(time.seconds) s after \(playedSeconds) s of play")
         player.shutdown()

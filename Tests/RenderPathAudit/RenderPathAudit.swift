@@ -36,8 +36,11 @@ struct RenderPathAudit {
             "libpulseInWriteCallbacks": window.library.dictionary, "eventsThread": window.eventsThread.dictionary,
             "writeCallbackCalls": ["count": window.writeCallbackCalls],
         ]
-        let json = try! JSONEncoder().encode(report)
-        print(String(decoding: json, as: UTF8.self))
+        do {
+            print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        } catch {
+            fail("cannot encode the report: \(error)")
+        }
     }
 
     private static func fail(_ message: String) -> Never {

@@ -72,8 +72,7 @@ struct StateStoreTests {
         // At the kill the position was at least the last one told, and at most that plus the time since.
         let sinceTold = told.duration(to: .now)
         let atKill = last.position
-        let atKillAtMost =
-            atKill + Double(sinceTold.components.seconds) + Double(sinceTold.components.attoseconds) / 1e18
+        let atKillAtMost = atKill + sinceTold.inSeconds
 
         let second = try daemon(socket)
         states = try await DaemonStates(socket: socket)

@@ -44,6 +44,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var suspensionHandler: (@Sendable (Bool) -> Void)?
     /// The server has suspended the sink the stream plays on: nothing is read, the listener does not move on.
     private var isSuspended = false
+    /// When the suspension was seen: a timing report taken before it is carried forward to then, and no further.
+    private var suspendedAt: timeval?
+    /// A change of suspension not yet told to the handler: it is told once a timing report taken after the change
+    /// has arrived, so that a position read when the handler hears of it is where the listener stands.
+    private var suspensionAwaitingReport: Bool?
     private var failureReported = false
     private var wasReady = false
     private var timerFired = false
@@ -217,6 +222,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard pa_context_get_state(context) == PA_CONTEXT_READY else { throw unreachableError() }
+        // A failure is told once per stream, not once per connection: after a stream the server killed (or one
+        // PipeWire failed while starting up), the server going away must still be told.
+        failureReported = false
         var spec = pa_sample_spec(
             format: PA_SAMPLE_S16LE, rate: UInt32(format.sampleRate), channels: UInt8(format.channelCount))
         guard let stream = pa_stream_new(context, "QueuePlayer", &spec, nil) else {
@@ -246,10 +254,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_stream_set_latency_update_callback(
             stream,
             { stream, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().keepTiming(stream!)
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().timingReported(stream!)
             }, userdata)
         self.stream = stream
         isSuspended = false
+        suspendedAt = nil
+        suspensionAwaitingReport = nil
         self.renderer = renderer
         self.format = format
         stoppedAtEndOfStream = false
@@ -388,12 +398,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             guard let timing = lastTiming, let format, timing.write_index_corrupt == 0, timing.read_index_corrupt == 0
             else { return 0 }
             let bytesPerFrame = Int64(format.channelCount * MemoryLayout<Int16>.size)
+            let reportPredatesSuspension = suspendedAt.map { Self.isEarlier(timing.timestamp, than: $0) } ?? false
             let report = StreamTimingReport(
                 writtenFrames: timing.write_index / bytesPerFrame, readFrames: timing.read_index / bytesPerFrame,
-                sinkMicroseconds: Int64(timing.sink_usec), isAdvancing: timing.playing != 0 && !isCorked && !isSuspended
-            )
+                sinkMicroseconds: Int64(timing.sink_usec),
+                isAdvancing: timing.playing != 0 && !isCorked && (!isSuspended || reportPredatesSuspension))
             var now = timeval()
-            if let lostAt { now = lostAt } else { gettimeofday(&now, nil) }
+            if let lostAt {
+                now = lostAt
+            } else if reportPredatesSuspension, let suspendedAt {
+                now = suspendedAt
+            } else {
+                gettimeofday(&now, nil)
+            }
             let age =
                 Int64(now.tv_sec - timing.timestamp.tv_sec) * 1_000_000 + Int64(now.tv_usec - timing.timestamp.tv_usec)
             return report.latencyFrames(reportAgeMicroseconds: age, rate: format.sampleRate)
@@ -530,6 +547,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         lastTiming = timing.pointee
     }
 
+    /// A timing report arrived: kept, and a change of suspension waiting for it is told. Lock held.
+    private func timingReported(_ stream: OpaquePointer) {
+        keepTiming(stream)
+        if !failureReported, let suspended = suspensionAwaitingReport {
+            suspensionAwaitingReport = nil
+            if !suspended {
+                isSuspended = false
+                suspendedAt = nil
+            }
+            suspensionHandler?(suspended)
+        }
+    }
+
     private func contextStateChanged() {
         pa_threaded_mainloop_signal(mainloop, 0)
         let state = pa_context_get_state(context)
@@ -550,14 +580,26 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// The sink the stream plays on was suspended or resumed by the server. The position stands still while it is
-    /// suspended (the last report, taken before, would otherwise be carried forward), so a fresh report is asked for.
+    /// suspended: until a report taken after the suspension arrives, the last one is carried forward to the moment it
+    /// was seen, and no further. The handler hears of a change with the first report taken after it (see
+    /// ``timingReported(_:)``), so that a position read then is where the listener stands.
     private func suspensionChanged() {
         guard let stream else { return }
         let suspended = pa_stream_is_suspended(stream) == 1
-        guard suspended != isSuspended else { return }
-        isSuspended = suspended
+        guard suspended != (suspensionAwaitingReport ?? isSuspended) else { return }
+        if suspended {
+            isSuspended = true
+            var now = timeval()
+            gettimeofday(&now, nil)
+            suspendedAt = now
+        }
+        // Resumed: the position stands where it stood until the fresh report, which counts from the resumption.
+        suspensionAwaitingReport = suspended
         requestFreshTiming(stream)
-        suspensionHandler?(suspended)
+    }
+
+    private static func isEarlier(_ time: timeval, than other: timeval) -> Bool {
+        (time.tv_sec, time.tv_usec) < (other.tv_sec, other.tv_usec)
     }
 
     /// The server moved the stream to another sink (the user picked another output, or the old one went away): it

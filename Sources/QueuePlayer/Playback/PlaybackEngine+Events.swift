@@ -5,8 +5,9 @@ extension PlaybackEngine {
     /// queue has been decoded and heard, it drains the sink and posts ``PlaybackEvent/queueFinished``.
     func runEvents() {
         var previousAudible = -1
+        var backoff = ReconnectBackoff()
         while !isShuttingDown {
-            if recoverOutputIfLost() { continue }
+            if recoverOutputIfLost(&backoff) { continue }
             if let change = state.withLock({ $0.takeSuspensionChange() }) {
                 logger.notice(
                     change == .outputSuspended

@@ -54,6 +54,18 @@ extension PlaybackEngine.State {
         }.min()
     }
 
+    /// Adds `observer`, started at `audible` (see ``startObserver(_:audibleFrame:)``), and returns its token. After
+    /// shutdown none is kept: it would never be called, and its block would never be released.
+    mutating func addTimeObserver(_ observer: TimeObserver, audibleFrame audible: Int) -> TimeObserverToken {
+        defer { nextObserverID += 1 }
+        let token = TimeObserverToken(id: nextObserverID, kind: .time)
+        guard !phase.isFinal else { return token }
+        var progress = PlaybackEngine.ObserverProgress(observer: observer)
+        startObserver(&progress, audibleFrame: audible)
+        timeObservers[token.id] = progress
+        return token
+    }
+
     /// Where a newly added observer starts: at the next multiple in the item being heard, or (before any item is
     /// heard) at 0 of the first.
     mutating func startObserver(_ progress: inout PlaybackEngine.ObserverProgress, audibleFrame audible: Int) {

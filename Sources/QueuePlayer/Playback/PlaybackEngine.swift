@@ -162,15 +162,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     func addTimeObserver(_ observer: TimeObserver) -> TimeObserverToken {
         let audible = audibleFrame()
-        let token = state.withLock { state in
-            defer { state.nextObserverID += 1 }
-            // After shutdown none is kept: it would never be called, and its block would never be released.
-            guard state.phase != .shutDown else { return TimeObserverToken(id: state.nextObserverID, kind: .time) }
-            var progress = ObserverProgress(observer: observer)
-            state.startObserver(&progress, audibleFrame: audible)
-            state.timeObservers[state.nextObserverID] = progress
-            return TimeObserverToken(id: state.nextObserverID, kind: .time)
-        }
+        let token = state.withLock { $0.addTimeObserver(observer, audibleFrame: audible) }
         renderer.wakeProgressWaiter()
         return token
     }
