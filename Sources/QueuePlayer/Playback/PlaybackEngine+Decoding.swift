@@ -4,6 +4,9 @@ import FoundationEssentials
 extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
     static let decodeChunkFrames = 4096
+    /// The longest the decoding and event threads wait for a wake-up before looking again on their own. Every change
+    /// they wait for wakes them; this bounds only one that never comes (a paused daemon wakes this seldom).
+    static let idleWaitLimit = DispatchTimeInterval.seconds(10)
 
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
     /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
@@ -152,7 +155,8 @@ extension PlaybackEngine {
                 return .interrupted
             }
             if renderer.freeFrames < Self.decodeChunkFrames {
-                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + .milliseconds(200))
+                // Woken by the render that frees the space, or by a restart, a lost output or shutdown.
+                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + Self.idleWaitLimit)
                 continue
             }
             var failure: DecoderError?

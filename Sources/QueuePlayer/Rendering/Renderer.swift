@@ -133,7 +133,14 @@ public final class Renderer: Sendable {
         skipTarget.store(target, ordering: .relaxed)
     }
 
+    /// Wakes a thread waiting for space or progress that this render gave it. Each wait and this follow one pattern:
+    /// a waiter stores its wish and then looks at the ring; the renderer stores the ring's indexes and then looks
+    /// at the wish. Each side puts a sequentially consistent fence between its store and its load, so at least one
+    /// of them sees the other's store (with acquire/release alone both could miss, and the waiter would sleep its
+    /// whole timeout). The same holds between ``write(_:)`` and ``waitForFrames(timeout:)``. A fence neither
+    /// allocates nor locks.
     private func signalWaiters(ringFrame: Int) {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         let wanted = producerWantsFreeSamples.load(ordering: .acquiring)
         if wanted > 0, ring.freeCount >= wanted,
             producerWantsFreeSamples.compareExchange(expected: wanted, desired: 0, ordering: .acquiringAndReleasing)
@@ -153,6 +160,7 @@ public final class Renderer: Sendable {
     /// `timeout` passes. Not for audio callbacks: it blocks.
     public func waitForFrames(timeout: DispatchTime) {
         consumerIsWaiting.store(true, ordering: .releasing)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         if ring.readableCount > 0 || hasRenderedEverything {
             consumerIsWaiting.store(false, ordering: .releasing)
             return
@@ -179,6 +187,7 @@ public final class Renderer: Sendable {
     }
 
     private func wakeConsumer() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         if consumerIsWaiting.load(ordering: .acquiring),
             consumerIsWaiting.exchange(false, ordering: .acquiringAndReleasing)
         {
@@ -195,6 +204,7 @@ public final class Renderer: Sendable {
     func waitForSpace(frames: Int, timeout: DispatchTime) {
         let wanted = min(frames, ring.capacity / Self.channelCount) * Self.channelCount
         producerWantsFreeSamples.store(wanted, ordering: .releasing)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         if ring.freeCount >= wanted {
             producerWantsFreeSamples.store(0, ordering: .releasing)
             return
@@ -248,6 +258,7 @@ public final class Renderer: Sendable {
     /// Blocks until the renderer has consumed ring frame `frame`, or until `timeout`. One waiting thread at a time.
     func waitUntilRendered(ringFrame frame: Int, timeout: DispatchTime) {
         wakeAtRingFrame.store(frame, ordering: .releasing)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         if position.read().ringFrames >= frame {
             wakeAtRingFrame.store(.max, ordering: .releasing)
             return
