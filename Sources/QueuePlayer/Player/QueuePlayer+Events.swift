@@ -7,8 +7,12 @@ extension QueuePlayer {
             item(for: info.entry)?.markReady(info)
         case .itemStarted(let info):
             // A command may have moved on since the start was heard (a skip, a move, a removal): the item it made
-            // current stays so.
-            if engine.firstQueued() == info.entry {
+            // current stays so. An item that is no longer queued but still known ended on its own, heard through
+            // to its end before this start was handled (a short item, or an unpaced sink): its end follows, and it
+            // is current until then.
+            if engine.firstQueued() == info.entry
+                || (item(for: info.entry) != nil && !engine.queue().contains(info.entry))
+            {
                 setCurrentItem(item(for: info.entry))
             }
         case .itemFinished(let entry):
