@@ -143,8 +143,7 @@ struct PulseAudioTests {
         }
         await recording.waitForFurther(13_230)
         // The 48 kHz item is resampled into the stream that was open: no second stream, none at 48 kHz.
-        let inputs = await Subprocess.run(
-            "/usr/bin/pactl", ["--server", server.address, "list", "short", "sink-inputs"])
+        let inputs = await server.pactl(["list", "short", "sink-inputs"])
         let streams = inputs.standardOutput.split(separator: "\n")
         #expect(streams.count == 1 && streams.allSatisfy { $0.contains("44100Hz") }, "streams: \(streams)")
         let playedAt = recording.framesSoFar

@@ -69,6 +69,11 @@ public final class PulseServer: Sendable {
         }
     }
 
+    /// Runs `pactl` against this server with `arguments` (`["list", "short", "sinks"]`, `["unload-module", "7"]`).
+    public func pactl(_ arguments: [String]) async -> Subprocess.Result {
+        await Subprocess.run("/usr/bin/pactl", ["--server", address] + arguments)
+    }
+
     /// Waits until a playback stream whose `pactl list short sink-inputs` line contains `text` (such as `48000Hz`)
     /// is connected; false after `timeout` seconds. Looks again at each new stream the server announces.
     public func waitForSinkInput(matching text: String, timeout: Double = 10) async -> Bool {
@@ -77,7 +82,7 @@ public final class PulseServer: Sendable {
         defer { events.stop() }
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let inputs = await Subprocess.run("/usr/bin/pactl", ["--server", address, "list", "short", "sink-inputs"])
+            let inputs = await pactl(["list", "short", "sink-inputs"])
             if inputs.standardOutput.contains(text) { return true }
             // pactl may still be subscribing while a stream appears: without news for a second, look again.
             var announced = false
@@ -130,8 +135,7 @@ public final class MonitorRecording {
 
     /// How many recording streams (source outputs) `server` has.
     private static func recordingStreams(on server: PulseServer) async -> Int {
-        let outputs = await Subprocess.run(
-            "/usr/bin/pactl", ["--server", server.address, "list", "short", "source-outputs"])
+        let outputs = await server.pactl(["list", "short", "source-outputs"])
         return outputs.standardOutput.split(separator: "\n").count
     }
 
