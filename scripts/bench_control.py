@@ -17,6 +17,9 @@ from importlib.machinery import SourceFileLoader
 
 import numpy
 
+import bench_memory  # scripts/bench_memory.py
+from bench_targets import at_most
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 audible = SourceFileLoader("audible_time", os.path.join(ROOT, "scripts", "audible-time")).load_module()
 RATE = audible.RATE
@@ -174,7 +177,8 @@ def frames_lost_or_repeated(samples, reference):
 
 
 def ten_thousand_items(playerctl, item, server, work):
-    """Adds a folder of 10,000 files to an idle daemon: (seconds to add, resident MiB once idle)."""
+    """Adds a folder of 10,000 files to an idle daemon: (seconds to add, memory figures once idle (bytes, see
+    bench_memory.rollup), ids added)."""
     folder = os.path.join(work, "ten-thousand")
     if not os.path.isdir(folder) or len(os.listdir(folder)) < 10000:
         os.makedirs(folder, exist_ok=True)
@@ -195,13 +199,12 @@ def ten_thousand_items(playerctl, item, server, work):
     added = time.perf_counter() - started
     client.ask({"command": "pause"})
     time.sleep(2)
-    with open(f"/proc/{process.pid}/status") as status:
-        resident = next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+    memory = bench_memory.rollup(process.pid)
     count = len(reply.get("added", []))
     client.close()
     process.terminate()
     process.wait()
-    return added, resident, count
+    return added, memory, count
 
 
 def report(server, playerctl, item, reference, runs):
@@ -223,19 +226,28 @@ def report(server, playerctl, item, reference, runs):
         label = "QueuePlayer socket" if kind == "queueplayer" else "mpv JSON IPC"
         print(f"  {label:20} p50 {percentile(trips, 0.5):.3f}   p99 {percentile(trips, 0.99):.3f}")
     print("  target: QueuePlayer p99 <= 2 ms")
+    at_most("status round trip p99 (ms)", percentile(results["queueplayer"][0], 0.99), 2, digits=3)
     print("pause to silence and play to sound, on the monitor (ms, medians of the cycles):")
     for kind, (_, silence, sound, samples) in results.items():
         label = "QueuePlayer" if kind == "queueplayer" else "mpv"
         line = f"  {label:20} pause->silence {median(silence):6.2f}   play->sound {median(sound):6.2f}"
         if kind == "queueplayer":
-            line += f"   frames lost or repeated: {frames_lost_or_repeated(samples, reference)}"
+            lost = frames_lost_or_repeated(samples, reference)
+            line += f"   frames lost or repeated: {lost}"
+            at_most("pause to silence (ms)", median(silence), 4)
+            at_most("play to sound (ms)", median(sound), 4)
+            at_most("frames lost or repeated over pauses", lost, 0, digits=0)
         print(line)
     print("  target: QueuePlayer <= 4 ms each (medians), 0 frames lost or repeated")
     print(f"`play` on a running daemon (after `stop`) to first sound: median {median(first_sound):.2f} ms "
           "(target <= 8 ms; MPD's anchor 8.7 ms)")
+    at_most("`play` after `stop` to sound (ms)", median(first_sound), 8)
     if not shutil.which("mpd"):
         print("  (MPD is not installed here: its anchors are 6.9 ms and 8.3 ms, with ~240 ms skipped at resume)")
-    added, resident, count = ten_thousand_items(playerctl, item, server, work)
-    print(f"a folder of 10,000 files: added in {added * 1000:.0f} ms ({count} ids; target <= 1 s); "
-          f"idle resident memory {resident:.1f} MiB (target <= 24 MiB)")
+    added, memory, count = ten_thousand_items(playerctl, item, server, work)
+    mib = bench_memory.MIB
+    print(f"a folder of 10,000 files: added in {added * 1000:.0f} ms ({count} ids; target <= 1 s); idle, resident "
+          f"{memory['rss'] / mib:.1f} MiB, of it anonymous {memory['anonymous'] / mib:.1f} MiB (target <= 8 MiB)")
+    at_most("10,000 files added (s)", added, 1)
+    at_most("anonymous memory, 10,000 items queued (MiB)", memory["anonymous"] / mib, 8, digits=1)
     shutil.rmtree(work, ignore_errors=True)

@@ -1,10 +1,17 @@
-"""The idle benchmark of scripts/bench: what the shipped daemon costs while it waits, with MPRIS on a session bus
-of its own, the control socket and the state store open. Wake-ups per second of each thread (context switches,
-from /proc) and CPU ticks, with an empty queue and paused in the middle of an item."""
+"""The idle benchmark of scripts/bench: what the shipped daemon costs while it waits, with MPRIS on the session bus
+in the environment, the control socket and the state store open. Wake-ups per second of each thread (context
+switches, from /proc), CPU ticks and anonymous memory, with an empty queue and paused in the middle of an item; and
+what a client verb costs against it: `playerctl status` (ours, over the control socket) beside Debian's
+`playerctl -p queueplayer status` (over MPRIS), process start to exit."""
 
 import os
+import shutil
+import statistics
 import subprocess
 import time
+
+import bench_memory  # scripts/bench_memory.py
+from bench_targets import at_most, check
 
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
@@ -39,11 +46,19 @@ def measure(pid, seconds):
     return rates, cpu_ticks(pid) - ticks
 
 
-def report(playerctl, server_address, item, seconds=20):
-    """Prints the idle figures of a daemon on a private session bus: empty queue, then paused."""
-    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.stdout.readline().strip())
+def client_verb_milliseconds(command, env, runs=30):
+    """The median wall time of `command` (a client verb), process start to exit, over `runs` runs."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def report(playerctl, server_address, item, seconds=60):
+    """Prints the idle figures of a daemon on the session bus: empty queue, then paused; then the client verbs."""
+    env = dict(os.environ)
     state = os.path.join(os.environ["XDG_STATE_HOME"], "idle.sqlite")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(state + suffix):
@@ -61,20 +76,39 @@ def report(playerctl, server_address, item, seconds=20):
                 raise SystemExit("bench: the idle daemon did not answer")
             time.sleep(0.05)
         time.sleep(1)
-        rows = [("empty queue", *measure(daemon.pid, seconds))]
+        rows = [("empty queue", *measure(daemon.pid, seconds), bench_memory.rollup(daemon.pid))]
         control("add", item)
         control("play")
         time.sleep(1)
         control("pause")
         time.sleep(1)
-        rows.append(("paused", *measure(daemon.pid, seconds)))
+        rows.append(("paused", *measure(daemon.pid, seconds), bench_memory.rollup(daemon.pid)))
+        verbs = {"ours": [], "Debian's": []}
+        for _ in range(3):  # alternated, so that both see the same machine
+            verbs["ours"].append(client_verb_milliseconds([playerctl, "status"], env))
+            if shutil.which("/usr/bin/playerctl"):
+                verbs["Debian's"].append(client_verb_milliseconds(["/usr/bin/playerctl", "-p", "queueplayer",
+                                                                   "status"], env))
     finally:
         daemon.terminate()
         daemon.wait()
-        bus.terminate()
-        bus.wait()
     print(f"idle daemon (static release build, MPRIS on a session bus, socket and store open), {seconds} s each:")
-    for label, rates, ticks in rows:
+    for label, rates, ticks, memory in rows:
         busy = ", ".join(f"{name} {rate:.1f}" for name, rate in sorted(rates.items()) if rate > 0) or "none"
-        print(f"  {label:12} wake-ups/s {sum(rates.values()):5.1f} ({busy})   CPU ticks {ticks}")
-    print("  target: <= 1 wake-up per second and 0 CPU ticks over 60 s\n")
+        print(f"  {label:12} wake-ups/s {sum(rates.values()):5.1f} ({busy})   CPU ticks {ticks}   "
+              f"anonymous {memory['anonymous'] / bench_memory.MIB:.1f} MiB")
+        at_most(f"idle ({label}) wake-ups/s", sum(rates.values()), 1, digits=1)
+        at_most(f"idle ({label}) CPU ticks over {seconds} s", ticks, 0, digits=0)
+    at_most("anonymous memory, idle, empty queue (MiB)", rows[0][3]["anonymous"] / bench_memory.MIB, 4, digits=1)
+    print("  target: <= 1 wake-up per second and 0 CPU ticks over 60 s; anonymous memory <= 4 MiB with nothing queued")
+    ours = statistics.median(verbs["ours"])
+    print(f"a client verb, `status` against the paused daemon, process start to exit (median of 3 x 30 runs):")
+    print(f"  playerctl status (ours, control socket)            {ours:6.2f} ms")
+    if verbs["Debian's"]:
+        theirs = statistics.median(verbs["Debian's"])
+        print(f"  /usr/bin/playerctl -p queueplayer status (MPRIS)   {theirs:6.2f} ms")
+        print(f"  ratio (ours / Debian's): {ours / theirs:.2f}   (target <= 1)\n")
+        check("client verb `status`, start to exit", f"{ours:.1f} vs {theirs:.1f} ms", "<= Debian's playerctl",
+              ours <= theirs)
+    else:
+        print("  (Debian's playerctl is not installed: `scripts/setup` adds it)\n")

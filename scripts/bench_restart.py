@@ -11,6 +11,8 @@ from importlib.machinery import SourceFileLoader
 
 import numpy
 
+from bench_targets import at_most, check
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 audible = SourceFileLoader("audible_time", os.path.join(ROOT, "scripts", "audible-time")).load_module()
 RATE = audible.RATE
@@ -70,6 +72,7 @@ def report(playerctl, server_dir, address, item, reference, runs):
     print("the PulseAudio server stopped mid-item and started again 1 s later (monitor on both sides):")
     if not measured:
         print("  no restart could be measured (the resumed sound was not found in the item)\n")
+        check("server restart measured", "none of the runs", "every run", False)
         return
     backs = [back * 1000 for back, _ in measured]
     shifts = [shift / RATE * 1000 for _, shift in measured]
@@ -77,6 +80,8 @@ def report(playerctl, server_dir, address, item, reference, runs):
           f"max {max(backs):.0f} ms   (target <= 500 ms)")
     print(f"  resumed from where it stopped: median {statistics.median(shifts):+.1f} ms, "
           f"worst {max(shifts, key=abs):+.1f} ms (negative: heard twice; positive: lost)   (target: within 50 ms)")
+    at_most("server restart, sound back (ms)", statistics.median(backs), 500, digits=0)
+    at_most("server restart, |worst resume offset| (ms)", abs(max(shifts, key=abs)), 50, digits=1)
     if len(measured) < len(results):
         print(f"  ({len(results) - len(measured)} of {len(results)} runs could not be measured)")
     print()
