@@ -32,8 +32,11 @@ func observe(_ names: [String], every interval: MediaTime) async -> [MediaTime] 
     engine.enqueue(names.map(Fixtures.mp3))
     engine.play()
     for await event in engine.events where event == .queueFinished { break }
+    // Read before the shutdown: every call due before the end was queued before the event was posted, and
+    // `values` waits for them; the shutdown closes the observers, so calls still queued then are not made.
+    let values = log.values
     engine.shutdown()
-    return log.values
+    return values
 }
 
 @Suite("Periodic time observers report item time, frame-exact, in order")
@@ -103,9 +106,10 @@ struct TimeObserverTests {
         engine.enqueue(["join-1", "join-2", "join-3"].map(Fixtures.mp3))
         engine.play()
         for await event in engine.events where event == .queueFinished { break }
-        engine.shutdown()
+        // Read before the shutdown, which closes the observers (see `observe`).
         #expect(crossings.values.count == 6, "0.5 s and 1.2 s in each of three 1.5 s items")
         #expect(periodic.values.count == 9)
+        engine.shutdown()
 
         let seeking = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
         let crossed = TimeLog()

@@ -2,10 +2,8 @@ import Dispatch
 import FoundationEssentials
 
 extension PlaybackEngine {
-    /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up: a
-    /// quarter of the default ring (0.19 s at 44.1 kHz), which leaves three quarters queued for the sink. At 4,096
-    /// the thread woke at every request of the sink, about 10 times a second.
-    static let decodeChunkFrames = 8192
+    /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
+    static let decodeChunkFrames = 4096
     /// The longest the decoding and event threads wait for a wake-up before looking again on their own. Every change
     /// they wait for wakes them; this bounds only one that never comes (a paused daemon wakes this seldom).
     static let idleWaitLimit = DispatchTimeInterval.seconds(10)

@@ -42,17 +42,16 @@ extension PlaybackEngine {
         }
     }
 
-    /// Sleeps until ring frame `frame` is likely to be audible. With no frame to wait for (nothing queued, or an
-    /// item whose end is not decoded yet), or paused or suspended (no frame is heard until play), it sleeps until
-    /// woken: every change that can make something due wakes it (an item opened, ended or failed, a restart, an
-    /// observer added, play, a suspension change, a lost output, shutdown), and ``idleWaitLimit`` only bounds a
-    /// wake-up that never comes. An idle daemon wakes for nothing, and a playing one only for what falls due.
+    /// Sleeps until ring frame `frame` is likely to be audible. With nothing queued, or paused or suspended (no
+    /// frame is heard until play), it sleeps until woken: every change that can make something due wakes it (an
+    /// item opened, ended or failed, a restart, an observer added, play, a suspension change, a lost output,
+    /// shutdown), and ``idleWaitLimit`` only bounds a wake-up that never comes. An idle daemon wakes for nothing.
     private func waitForAudibleFrame(_ frame: Int?) {
-        let isHeld = state.withLock { $0.phase == .paused || $0.outputIsSuspended }
+        let (isHeld, isEmpty) = state.withLock { ($0.phase == .paused || $0.outputIsSuspended, $0.timeline.isEmpty) }
         guard let frame else {
-            // The decoding thread wakes this one once the item's end is decoded (it looked every 100 ms: 10 wake-ups
-            // a second while playing, for nothing).
-            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + Self.idleWaitLimit)
+            // An item being decoded has its end to come: looked at again soon. Nothing at all: until woken.
+            let limit = isHeld || isEmpty ? Self.idleWaitLimit : .milliseconds(100)
+            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + limit)
             return
         }
         let rendered = renderer.position.read().ringFrames
