@@ -30,6 +30,7 @@ let package = Package(
             pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
@@ -47,6 +48,7 @@ let package = Package(
             name: "QueuePlayerService",
             dependencies: [
                 "QueuePlayer",
+                "CMalloc",
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

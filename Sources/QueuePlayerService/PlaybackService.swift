@@ -100,12 +100,12 @@ package final class PlaybackService: Service {
                 if application.applicationState == .background {
                     logger.info("New music name: \(item.entry.displayName)", metadata: metadata)
                 } else {
-                    logger.info("playing \(item.entry.url.path)", metadata: metadata)
+                    logger.info("playing \(item.entry.path)", metadata: metadata)
                 }
             case .itemReady:
                 break
             case .itemFinished(let entry):
-                logger.debug("finished \(entry.url.path)")
+                logger.debug("finished \(entry.path)")
             case .itemFailed(let entry, let error):
                 logger.error("\(error)")
                 outcomeStorage.withLock { $0.failedItems.append(entry) }

@@ -44,12 +44,12 @@ struct EngineStateTests {
         .serverDisconnected, reason: "the server went away", suggestion: "start it again")
 
     static func apply(_ command: Command, to state: inout State) -> [Kind] {
-        let url = URL(fileURLWithPath: "/music/a.mp3")
+        let path = "/music/a.mp3"
         switch command {
         case .play: return kinds(state.play())
         case .pause: return kinds(state.pause())
-        case .enqueue: return kinds(state.enqueue([url]).1)
-        case .insert: return kinds(state.insert([url], after: state.order.first, audibleFrame: 0).1)
+        case .enqueue: return kinds(state.enqueue([path]).1)
+        case .insert: return kinds(state.insert([path], after: state.order.first, audibleFrame: 0).1)
         case .remove: return kinds(state.order.last.map { state.remove($0, audibleFrame: 0) } ?? [])
         case .move: return kinds(state.order.last.map { state.move($0, to: 0, audibleFrame: 0).1 } ?? [])
         case .cue: return kinds(state.cue(startFrame: 100))
@@ -67,7 +67,7 @@ struct EngineStateTests {
     /// A state with two entries queued, in `phase`.
     static func state(in phase: Phase) -> State {
         var state = State()
-        _ = state.enqueue([URL(fileURLWithPath: "/music/1.mp3"), URL(fileURLWithPath: "/music/2.mp3")])
+        _ = state.enqueue(["/music/1.mp3", "/music/2.mp3"])
         switch phase {
         case .idle: break
         case .playing: _ = state.play()
@@ -194,7 +194,7 @@ struct EngineStateTests {
         #expect(state.queueIsDone)
         let (reported, reportedAgain) = (state.takeQueueFinished(), state.takeQueueFinished())
         #expect(reported && !reportedAgain)
-        _ = state.enqueue([URL(fileURLWithPath: "/music/3.mp3")])
+        _ = state.enqueue(["/music/3.mp3"])
         #expect(!state.queueIsDone)
     }
 
@@ -225,7 +225,7 @@ struct EngineStateTests {
         _ = state.finishedItem(atFrame: 1000, failure: nil)
         let (second, _) = try #require(Self.opened(state.nextDecoderStep()))
         _ = state.opened(Self.info(second), atFrame: 1000, resumingAt: 0)
-        _ = state.insert([URL(fileURLWithPath: "/music/between.mp3")], after: first, audibleFrame: 300)
+        _ = state.insert(["/music/between.mp3"], after: first, audibleFrame: 300)
         guard case .restart(_, reopensOutput: false, let continuing, _) = state.nextDecoderStep() else {
             Issue.record("the edit restarts decoding")
             return

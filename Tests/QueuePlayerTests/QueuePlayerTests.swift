@@ -100,6 +100,25 @@ struct QueuePlayerTests {
         #expect(seen.last == .didPlayToEndTime(good))
     }
 
+
+    @Test("an item and its entry name the file they were made from, whatever the name holds, and it plays")
+    func oddFileNames() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayer-names-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("a b#c%20d?é.mp3")
+        try FileManager.default.copyItem(at: Fixtures.mp3("join-1"), to: url)
+        let item = PlayerItem(url: url)
+        let player = QueuePlayer(items: [item], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let entry = try #require(player.entry(for: item))
+        #expect(item.url == url && entry.url == url)
+        #expect(item.path == url.path && entry.path == url.path && entry.displayName == "a b#c%20d?é.mp3")
+        let notifications = player.notifications()
+        player.play()
+        let seen = await waitForNotifications(player, notifications, count: 1) { _ in true }
+        #expect(seen == [.didPlayToEndTime(item)])
+        #expect(item.status == .readyToPlay && item.duration.seconds > 0)
+    }
     @Test("seek moves the current item's time exactly and posts time jumped")
     func seek() async throws {
         let item = PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))

@@ -57,7 +57,7 @@ extension PlaybackEngine {
             startFrame = led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
         } catch {
-            logger.debug("cannot open \(entry.url.path): \(error.reason)")
+            logger.debug("cannot open \(entry.path): \(error.reason)")
             let seeks = state.withLock { $0.openingFailed(error, atFrame: renderer.producedFrames) }
             renderer.wakeProgressWaiter()
             seeks.forEach { $0(true) }

@@ -22,8 +22,14 @@ extension PlaybackEngine {
     /// output is flushed, a gap of a few milliseconds). Any thread.
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
+        insert(paths: urls.map(\.path), after: entry)
+    }
+
+    /// ``insert(_:after:)`` for the files at `paths`.
+    @discardableResult
+    public func insert(paths: [String], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
-        let (inserted, actions) = state.withLock { $0.insert(urls, after: entry, audibleFrame: audible) }
+        let (inserted, actions) = state.withLock { $0.insert(paths, after: entry, audibleFrame: audible) }
         carryOut(actions)
         return inserted
     }
@@ -55,15 +61,12 @@ extension PlaybackEngine {
 }
 
 extension PlaybackEngine.State {
-    /// Inserts entries for `urls` after `entry` (nil, or an entry no longer queued: at the end), given the ring
+    /// Inserts entries for `paths` after `entry` (nil, or an entry no longer queued: at the end), given the ring
     /// frame being heard; returns them.
     mutating func insert(
-        _ urls: [URL], after entry: QueueEntry?, audibleFrame audible: Int
+        _ paths: [String], after entry: QueueEntry?, audibleFrame audible: Int
     ) -> ([QueueEntry], [Action]) {
-        let entries = urls.map { url in
-            defer { nextEntryID += 1 }
-            return QueueEntry(id: nextEntryID, url: url)
-        }
+        let entries = newEntries(for: paths)
         guard !phase.isFinal else { return (entries, []) }
         var order = order
         let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count

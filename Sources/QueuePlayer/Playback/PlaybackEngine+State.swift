@@ -251,12 +251,17 @@ extension PlaybackEngine.State {
         return [.pauseOutput]
     }
 
-    /// Appends entries with new ids.
-    mutating func enqueue(_ urls: [URL]) -> ([QueueEntry], [Action]) {
-        let entries = urls.map { url in
+    /// Entries with new ids for `paths`, in order.
+    mutating func newEntries(for paths: [String]) -> [QueueEntry] {
+        paths.map { path in
             defer { nextEntryID += 1 }
-            return QueueEntry(id: nextEntryID, url: url)
+            return QueueEntry(id: nextEntryID, path: path)
         }
+    }
+
+    /// Appends entries with new ids.
+    mutating func enqueue(_ paths: [String]) -> ([QueueEntry], [Action]) {
+        let entries = newEntries(for: paths)
         guard !phase.isFinal else { return (entries, []) }
         pending.append(contentsOf: entries)
         queueFinishedReported = false

@@ -99,7 +99,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult
     public func enqueue(_ urls: [URL]) -> [QueueEntry] {
-        let (entries, actions) = state.withLock { $0.enqueue(urls) }
+        let (entries, actions) = state.withLock { $0.enqueue(urls.map(\.path)) }
         carryOut(actions)
         return entries
     }

@@ -6,19 +6,35 @@ import FoundationEssentials
 public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConvertible {
     /// Unique within one ``PlaybackEngine``; assigned in queue order.
     public let id: Int
-    /// The file to play.
-    public let url: URL
+    /// The file's path. An entry keeps the path rather than a `URL`, which costs three times its memory: a queue of
+    /// ten thousand entries is held for as long as the daemon runs.
+    public let path: String
 
-    /// Creates an entry. Engines assign ids; tests may too.
+    /// Creates an entry for the file at `url`. Engines assign ids; tests may too.
     public init(id: Int, url: URL) {
-        self.id = id
-        self.url = url
+        self.init(id: id, path: url.path)
     }
+
+    /// Creates an entry for the file at `path`.
+    public init(id: Int, path: String) {
+        self.id = id
+        self.path = path
+    }
+
+    /// The file to play, as a file URL made from ``path`` on each call.
+    public var url: URL { URL(itemPath: path) }
 
     /// The file name (`URL.lastPathComponent`), as the seed's label shows it.
     public var displayName: String { url.lastPathComponent }
 
-    public var description: String { "#\(id) \(url.path)" }
+    public var description: String { "#\(id) \(path)" }
+}
+
+extension URL {
+    /// The file URL of a queued item's path: always a file, so the file system is not asked whether it is a folder.
+    init(itemPath path: String) {
+        self.init(filePath: path, directoryHint: .notDirectory)
+    }
 }
 
 /// What is known about an entry once its file has been opened: format, exact length and tags.

@@ -17,36 +17,68 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         case failed(DecoderError)
     }
 
-    /// The file.
-    public let url: URL
+    /// The file's path (an item keeps the path rather than a `URL`, as ``QueueEntry`` does).
+    public let path: String
     private let state = Mutex(State())
 
     private struct State {
-        var status = Status.unknown
-        var info: ItemInfo?
+        var opening = Opening.unopened
         var elapsed = MediaTime.zero
         /// The player this item is current in, for a live ``PlayerItem/currentTime()``.
         weak var player: QueuePlayer?
     }
 
-    /// Creates an item for a local file. Nothing is read until a player opens it.
-    public init(url: URL) {
-        self.url = url
+    /// What opening the file found. Indirect, so an item not yet opened (most of a long queue) carries one pointer
+    /// instead of the information's hundred-odd bytes.
+    private indirect enum Opening {
+        case unopened
+        case ready(ItemInfo)
+        /// Failed; the information stays if the file was opened before the failure (a decoding error later on).
+        case failed(DecoderError, ItemInfo?)
+
+        var status: Status {
+            switch self {
+            case .unopened: .unknown
+            case .ready: .readyToPlay
+            case .failed(let error, _): .failed(error)
+            }
+        }
+
+        var info: ItemInfo? {
+            switch self {
+            case .unopened: nil
+            case .ready(let info): info
+            case .failed(_, let info): info
+            }
+        }
     }
 
+    /// Creates an item for a local file. Nothing is read until a player opens it.
+    public convenience init(url: URL) {
+        self.init(path: url.path)
+    }
+
+    /// Creates an item for the file at `path`. Nothing is read until a player opens it.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The file, as a file URL made from ``path`` on each call.
+    public var url: URL { URL(itemPath: path) }
+
     /// `.unknown`, then `.readyToPlay` or `.failed(error)`.
-    public var status: Status { state.withLock { $0.status } }
+    public var status: Status { state.withLock { $0.opening.status } }
 
     /// The exact length, in the item's sample rate; ``MediaTime/indefinite`` until the item is ready.
     public var duration: MediaTime {
         state.withLock { state in
-            state.info.map { MediaTime(value: Int64($0.frameCount), timescale: Int32($0.format.sampleRate)) }
+            state.opening.info.map { MediaTime(value: Int64($0.frameCount), timescale: Int32($0.format.sampleRate)) }
                 ?? .indefinite
         }
     }
 
     /// The tags; empty until the item is ready.
-    public var metadata: ItemMetadata { state.withLock { $0.info?.metadata ?? ItemMetadata() } }
+    public var metadata: ItemMetadata { state.withLock { $0.opening.info?.metadata ?? ItemMetadata() } }
 
     /// The item's own time: where the player is in it while it is current, else where it was last heard (zero
     /// before it has been played). Inside an observer call in which it is the current item, the call's time.
@@ -68,14 +100,16 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
 
     func markReady(_ info: ItemInfo) {
         state.withLock { state in
-            state.info = info
-            if case .failed = state.status { return }
-            state.status = .readyToPlay
+            if case .failed(let error, _) = state.opening {
+                state.opening = .failed(error, info)
+            } else {
+                state.opening = .ready(info)
+            }
         }
     }
 
     func markFailed(_ error: DecoderError) {
-        state.withLock { $0.status = .failed(error) }
+        state.withLock { $0.opening = .failed(error, $0.opening.info) }
     }
 
     func attach(to player: QueuePlayer?) {

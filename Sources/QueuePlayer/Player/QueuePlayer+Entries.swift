@@ -19,7 +19,7 @@ extension QueuePlayer {
 
     /// The entry `item` is queued as, while it is queued or current. Any thread.
     public func entry(for item: PlayerItem) -> QueueEntry? {
-        state.withLock { $0.entries[ObjectIdentifier(item)] }
+        state.withLock { $0.entry(for: item) }
     }
 
     /// Queues a new item for each of `urls` after `entry` (nil, or an entry no longer queued: at the end) and
@@ -38,9 +38,9 @@ extension QueuePlayer {
             engine.enqueue(restoring: entries)
             state.withLock { state in
                 for entry in entries {
-                    let item = PlayerItem(url: entry.url)
+                    let item = PlayerItem(path: entry.path)
                     state.items[entry.id] = item
-                    state.entries[ObjectIdentifier(item)] = entry
+                    state.entryIDs[ObjectIdentifier(item)] = entry.id
                 }
             }
             if start.isNumeric, start.value > 0 {
@@ -72,11 +72,11 @@ extension QueuePlayer {
     /// Queues `items` after `entry` and maps each to its new entry.
     @discardableResult
     func insertItems(_ items: [PlayerItem], after entry: QueueEntry?) -> [QueueEntry] {
-        let entries = engine.insert(items.map(\.url), after: entry)
+        let entries = engine.insert(paths: items.map(\.path), after: entry)
         state.withLock { state in
             for (item, entry) in zip(items, entries) {
                 state.items[entry.id] = item
-                state.entries[ObjectIdentifier(item)] = entry
+                state.entryIDs[ObjectIdentifier(item)] = entry.id
             }
         }
         return entries

@@ -64,7 +64,7 @@ extension QueuePlayer {
             // A previous item held at its end is let go now.
             guard let held = state.heldEntryID, let previous, state.items[held] === previous else { return }
             state.items[held] = nil
-            state.entries[ObjectIdentifier(previous)] = nil
+            state.entryIDs[ObjectIdentifier(previous)] = nil
             state.heldEntryID = nil
         }
         let call = ObserverCall(time: .zero, view: liveView())

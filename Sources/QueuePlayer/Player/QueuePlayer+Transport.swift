@@ -49,7 +49,7 @@ extension QueuePlayer {
             }
             // Both queued before the skip, in one edit: the previous file may fail as soon as the skip lets the
             // decoding thread at it, and the current item must not follow an entry that is already gone.
-            let currentItem = item(for: current) ?? PlayerItem(url: current.url)
+            let currentItem = item(for: current) ?? PlayerItem(path: current.path)
             insertItems([PlayerItem(url: last), currentItem], after: current)
             skip(current)
         }

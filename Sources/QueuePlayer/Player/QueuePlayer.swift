@@ -66,7 +66,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     struct State {
         /// The items of the entries queued, and of the current item: nothing else is kept.
         var items: [Int: PlayerItem] = [:]
-        var entries: [ObjectIdentifier: QueueEntry] = [:]
+        /// The entry id of each item in ``items``: its entry is that id and the item's path.
+        var entryIDs: [ObjectIdentifier: Int] = [:]
         var currentItem: PlayerItem?
         /// The entry of a current item held at its end after it finished: released once another item is current.
         var heldEntryID: Int?
@@ -89,6 +90,11 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var isStopped = false
         /// The files finished, failed or skipped, oldest first, at most ``QueuePlayer/historyLimit``.
         var history: [URL] = []
+
+        /// The entry `item` is queued as, while it is queued or current.
+        func entry(for item: PlayerItem) -> QueueEntry? {
+            entryIDs[ObjectIdentifier(item)].map { QueueEntry(id: $0, path: item.path) }
+        }
     }
 
     /// Creates a player that plays `items` through `sink`, paused until ``play()``. It follows `application`'s
@@ -127,7 +133,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         return state.withLock { state in
             let queued = order.compactMap { state.items[$0.id] }
             guard let current = state.currentItem, !queued.contains(current),
-                let entry = state.entries[ObjectIdentifier(current)], !order.contains(entry),
+                let entry = state.entry(for: current), !order.contains(entry),
                 state.actionAtItemEnd != .advance
             else { return queued }
             return [current] + queued
@@ -150,7 +156,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Removes `item` from the queue; removing the current item plays the next one.
     public func remove(_ item: PlayerItem) {
-        guard let entry = state.withLock({ $0.entries[ObjectIdentifier(item)] }) else { return }
+        guard let entry = state.withLock({ $0.entry(for: item) }) else { return }
         command {
             if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
                 // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
@@ -175,7 +181,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             engine.removeAll()
             state.withLock { state in
                 state.items = [:]
-                state.entries = [:]
+                state.entryIDs = [:]
                 state.heldEntryID = nil
             }
             setCurrentItem(nil)
@@ -217,8 +223,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
                 return
             }
             // The item may be queued again under a new entry (``returnToPreviousItem()``): that one stays.
-            if state.entries[ObjectIdentifier(item)] == entry {
-                state.entries[ObjectIdentifier(item)] = nil
+            if state.entryIDs[ObjectIdentifier(item)] == entry.id {
+                state.entryIDs[ObjectIdentifier(item)] = nil
             }
         }
     }

@@ -94,6 +94,7 @@ package final class PlayerController: Sendable {
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
         state.withLock { $0.savedQueue = saved.queue }
+        FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(
             "restored \(saved.queue.count) queued item(s) from \(store.location): \(first.displayName) at \(position) s"
@@ -179,7 +180,7 @@ package final class PlayerController: Sendable {
         let jumps = state.withLock { $0.jumps }
         let current = shown.map { shown in
             TrackInfo(
-                id: shown.entry.id, url: shown.entry.url.path, title: shown.item.metadata.title,
+                id: shown.entry.id, url: shown.entry.path, title: shown.item.metadata.title,
                 artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length)
         }
         let word =
@@ -273,12 +274,14 @@ package final class PlayerController: Sendable {
     /// changed anything. A command that fails changes nothing.
     package func execute(_ command: ControlCommand, id: RequestID?) -> ControlReply {
         do {
+            let queuedBefore = player.entryCount
             var reply = try perform(command)
             reply.id = id
             reply.ok = true
             if !command.isRead {
                 saveAll()
                 broadcast()
+                FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
             }
             return reply
         } catch {
@@ -315,7 +318,7 @@ package final class PlayerController: Sendable {
             let entries = player.entries()
             return ControlReply(
                 queue: entries.enumerated().map { index, entry in
-                    QueueLine(id: entry.id, url: entry.url.path, current: index == 0)
+                    QueueLine(id: entry.id, url: entry.path, current: index == 0)
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()
@@ -328,7 +331,7 @@ package final class PlayerController: Sendable {
         guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
         guard let shown = shownItem() else { throw ControlError("position: nothing is queued") }
         guard case let length = shown.item.duration, length.isNumeric else {
-            throw ControlError("position: \(shown.entry.url.path) cannot be read, so it cannot be sought in")
+            throw ControlError("position: \(shown.entry.path) cannot be read, so it cannot be sought in")
         }
         let target = min(max(0, relative ? shown.seconds + seconds : seconds), length.seconds)
         player.seek(to: MediaTime(seconds: target, preferredTimescale: length.timescale))
