@@ -1,11 +1,21 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// The shipped executables link with lld: relative relocations packed (DT_RELR: 2.3 MB of `.rela.dyn` became 19 KB,
+// not read at each start) and no symbol table exported (the executable exported 18,000 symbols that nothing looks
+// up, and `dladdr` scans them). 2-3 MiB less resident; see BENCHMARKS.md.
+let shippedLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(configuration: .release))
+]
+
 let package = Package(
     name: "QueuePlayer",
     products: [
         .library(name: "QueuePlayer", targets: ["QueuePlayer"]),
         .executable(name: "playerctl", targets: ["playerctl"]),
+        .executable(name: "queueplayerd", targets: ["queueplayerd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -45,9 +55,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "QueuePlayerControl",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "QueuePlayerService",
             dependencies: [
                 "QueuePlayer",
+                "QueuePlayerControl",
                 "CMalloc",
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
@@ -58,26 +76,27 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The client verbs: they link neither libpulse nor GRDB and Foundation, so that a verb starts in about a
+        // millisecond; `playerctl daemon` becomes `queueplayerd` (exec, same process).
         .executableTarget(
             name: "playerctl",
             dependencies: [
+                "QueuePlayerControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: shippedLinkerSettings
+        ),
+        .executableTarget(
+            name: "queueplayerd",
+            dependencies: [
                 "QueuePlayer",
+                "QueuePlayerControl",
                 "QueuePlayerService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The shipped build links with lld: relative relocations packed (DT_RELR: 2.3 MB of `.rela.dyn` became
-            // 19 KB, not read at each start) and no symbol table exported (the executable exported 18,000 symbols
-            // that nothing looks up, and `dladdr` scans them). 2-3 MiB less resident; see BENCHMARKS.md.
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--no-export-dynamic",
-                    ],
-                    .when(configuration: .release))
-            ]
+            linkerSettings: shippedLinkerSettings
         ),
         .executableTarget(
             name: "LifecycleProbe",
@@ -95,8 +114,9 @@ let package = Package(
         .executableTarget(
             name: "QueuePlayerFuzz",
             dependencies: [
-                "QueuePlayer", "QueuePlayerService", .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                "QueuePlayer", "QueuePlayerControl", "QueuePlayerService",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/Fuzz",
             exclude: ["Corpus"]
@@ -115,13 +135,14 @@ let package = Package(
         .testTarget(
             name: "QueuePlayerServiceTests",
             dependencies: [
-                "QueuePlayer", "QueuePlayerService", "TestSupport", .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                "QueuePlayer", "QueuePlayerControl", "QueuePlayerService", "TestSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "playerctlTests",
-            dependencies: ["playerctl", "LifecycleProbe", "TestSupport"]
+            dependencies: ["playerctl", "queueplayerd", "LifecycleProbe", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 import ServiceLifecycle
 import Synchronization
 

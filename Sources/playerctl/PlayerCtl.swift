@@ -14,7 +14,7 @@ struct PlayerCtl: AsyncParsableCommand {
             """,
         version: "v\(PlayerCtl.version)",
         subcommands: [
-            DaemonCommand.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
+            DaemonVerb.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
             OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, ClearVerb.self,
             QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
@@ -23,6 +23,12 @@ struct PlayerCtl: AsyncParsableCommand {
     )
 
     static let version = "0.3.0"
+
+    /// Hands `daemon` to the daemon's executable before anything is parsed, then runs the verb asked for.
+    static func main() async {
+        DaemonLauncher.runIfAsked(Array(CommandLine.arguments.dropFirst()))
+        await main(nil)
+    }
 
     // The standard playerctl's options may come before the verb; each verb takes the same groups.
     @OptionGroup var options: ClientOptions

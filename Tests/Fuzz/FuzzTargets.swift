@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOEmbedded
+import QueuePlayerControl
 import QueuePlayerService
 
 @testable import QueuePlayer

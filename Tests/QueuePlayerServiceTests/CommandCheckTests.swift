@@ -1,5 +1,6 @@
 import Foundation
 import QueuePlayer
+import QueuePlayerControl
 import QueuePlayerService
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 import QueuePlayerService
 import TestSupport
 

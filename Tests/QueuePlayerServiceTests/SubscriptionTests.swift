@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import QueuePlayer
+import QueuePlayerControl
 import QueuePlayerService
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import QueuePlayerControl
 import QueuePlayerService
 import Testing
 

@@ -51,6 +51,30 @@ struct PlayerctlDaemonTests {
         #expect(playedFiles(result.standardError) == ["join-2.mp3", "join-1.mp3", "stereo-48k.mp3"])
     }
 
+    @Test("`daemon` runs queueplayerd from beside playerctl, through a symbolic link too; without it, says so")
+    func daemonExecutable() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("playerctl-launch-\(getpid())")
+        let linked = folder.appendingPathComponent("linked")
+        let alone = folder.appendingPathComponent("alone")
+        for subfolder in [linked, alone] {
+            try FileManager.default.createDirectory(at: subfolder, withIntermediateDirectories: true)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let link = linked.appendingPathComponent("playerctl")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: Fixtures.playerctl)
+        let copy = alone.appendingPathComponent("playerctl")
+        try FileManager.default.copyItem(at: Fixtures.playerctl, to: copy)
+
+        let viaLink = await Subprocess.run(link.path, ["daemon", "--help"], environment: Fixtures.isolatedEnvironment())
+        #expect(viaLink.status == 0 && viaLink.standardOutput.contains("--exit-when-empty"))
+
+        var environment = Fixtures.isolatedEnvironment()
+        environment["PATH"] = "/usr/bin:/bin"
+        let missing = await Subprocess.run(copy.path, ["daemon", "x.mp3"], environment: environment)
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("queueplayerd was not found (looked at PATH)"))
+    }
+
     @Test("a bad item is reported on stderr by name, the rest still plays, and the exit status is 2")
     func badItem() async {
         let missing = Fixtures.mp3("does-not-exist").path

@@ -1,4 +1,5 @@
 import NIOCore
+import QueuePlayerControl
 
 /// Answers one control connection's requests, in order, on the connection's event loop: a request is parsed,
 /// carried out by the ``PlayerController`` (whose calls take locks, never wait) and answered in the same turn of

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import NIOCore
+import QueuePlayerControl
 
 /// Turns one line from a control connection into a command, or into the error reply's message.
 package enum ControlRequestParser {

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import QueuePlayerControl
 import ServiceLifecycle
 
 /// The daemon's control socket: a Unix domain socket (mode 0600; connections from other users are refused) that
@@ -41,7 +42,7 @@ package final class ControlServer: Service {
         let previousMask = umask(0o177)
         defer { umask(previousMask) }
         let logger = logger
-        serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        serverChannel = try await ServerBootstrap(group: ControlEventLoop.group)
             .serverChannelOption(.backlog, value: Self.backlog)
             .childChannelInitializer { channel in
                 Self.peerUserID(of: channel).flatMapThrowing { uid in
@@ -89,7 +90,7 @@ package final class ControlServer: Service {
     /// The pid of the daemon answering at `path`, or nil when nothing answers (a stale socket file).
     package static func runningDaemon(at path: String) async -> pid_t? {
         do {
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let channel = try await ClientBootstrap(group: ControlEventLoop.group)
                 .connect(unixDomainSocketPath: path).get()
             defer { channel.close(promise: nil) }
             let provider = channel as? any SocketOptionProvider

@@ -2,11 +2,13 @@ import Dispatch
 import FoundationEssentials
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 import Synchronization
 
-/// Carries out control commands on a ``QueuePlayer`` (its public API, nothing else), keeps the state store current (queue and history before each reply,
-/// the position while it moves), and tells subscribers what changed. The control socket and MPRIS read the same
-/// snapshots, so they never disagree.
+/// Carries out control commands on a ``QueuePlayer`` (its public API, nothing else), keeps the state store current
+/// (queue and history before each reply, the position while it moves), and tells subscribers what changed. The
+/// control socket and MPRIS read the same snapshots, so they never disagree. After an edit of a thousand entries or
+/// more, it returns the memory the edit freed (``FreedMemory``).
 ///
 /// Reads (``snapshot()``, ``queue()``, and commands whose ``ControlCommand/isRead`` is true) write nothing and tell
 /// nobody; a command that changes nothing (the same volume twice) is saved and told to nobody either. Files are

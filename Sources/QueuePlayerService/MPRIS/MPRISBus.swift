@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 import Synchronization
 
 /// The MPRIS2 object on the session bus (`org.mpris.MediaPlayer2.queueplayer`, or `.instance<pid>` when that name

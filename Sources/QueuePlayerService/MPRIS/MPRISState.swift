@@ -1,5 +1,6 @@
 import FoundationEssentials
 import QueuePlayer
+import QueuePlayerControl
 
 /// What MPRIS publishes, derived from the same snapshots the control socket sends, and what changed between two
 /// of them. Plain values; no D-Bus here.

@@ -1,15 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import QueuePlayerService
+import QueuePlayerControl
 
-/// `--socket`, shared by every command that talks to the daemon.
+/// `--socket` and the player selection, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The daemon's control socket.",
-            discussion: "Default: $XDG_RUNTIME_DIR/queueplayer/control.sock, else /tmp/queueplayer-UID/control.sock.",
-            valueName: "path"))
+            "The daemon's control socket.", discussion: ControlSocketPath.defaultDescription, valueName: "path"))
     var socket: String?
 
     @OptionGroup var selection: PlayerSelection

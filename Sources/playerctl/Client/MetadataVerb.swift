@@ -1,6 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
-import QueuePlayerService
+import QueuePlayerControl
 
 struct MetadataVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

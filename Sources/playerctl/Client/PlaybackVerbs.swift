@@ -1,5 +1,5 @@
 import ArgumentParser
-import QueuePlayerService
+import QueuePlayerControl
 
 /// A verb that sends one request with no arguments and prints nothing: play, pause, play-pause, stop, next,
 /// previous, clear, background, foreground, quit.
@@ -160,10 +160,11 @@ extension FixedSettingVerb {
         _ = try await options.call(ControlRequest(command: "status"))
         guard value.lowercased() == Self.onlyValue.lowercased() else {
             let known = Self.knownValues.contains { $0.lowercased() == value.lowercased() }
+            let values = Self.knownValues.joined(separator: ", ")
             options.fail(
                 known
                     ? "playerctl: \(Self.settingName) \(value): \(Self.reason); only \(Self.onlyValue) is possible"
-                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(Self.knownValues.joined(separator: ", "))"
+                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(values)"
             )
         }
     }

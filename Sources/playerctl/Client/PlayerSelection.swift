@@ -29,7 +29,7 @@ struct PlayerSelection: ParsableArguments {
     /// absent, and `-i` does not name it.
     var selectsThisDaemon: Bool {
         func names(_ list: String?) -> [String] {
-            (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            (list ?? "").split(separator: ",").map(trimmed)
         }
         func isThisDaemon(_ name: String) -> Bool {
             name == Self.playerName || name.hasPrefix(Self.playerName + ".")
@@ -38,4 +38,12 @@ struct PlayerSelection: ParsableArguments {
         guard !allPlayers, let player else { return true }
         return names(player).contains { $0 == "%any" || isThisDaemon($0) }
     }
+}
+
+/// `text` without the white space around it.
+private func trimmed(_ text: Substring) -> String {
+    guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+        let last = text.lastIndex(where: { !$0.isWhitespace })
+    else { return "" }
+    return String(text[first...last])
 }

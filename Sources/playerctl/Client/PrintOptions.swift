@@ -1,5 +1,5 @@
 import ArgumentParser
-import QueuePlayerService
+import QueuePlayerControl
 
 /// The standard playerctl's output options, accepted before the verb or after it on every verb that prints
 /// (`status`, `position`, `volume`, `metadata`, `loop`, `shuffle`).

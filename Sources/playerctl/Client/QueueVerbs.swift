@@ -1,5 +1,5 @@
 import ArgumentParser
-import QueuePlayerService
+import QueuePlayerControl
 
 struct OpenVerb: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -42,7 +42,7 @@ package struct ControlClient {
     ) async throws -> Result {
         let channel: NIOAsyncChannel<ControlLine, ByteBuffer>
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            channel = try await ClientBootstrap(group: ControlEventLoop.group)
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(

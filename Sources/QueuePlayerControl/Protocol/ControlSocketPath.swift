@@ -4,6 +4,10 @@ import Glibc
 /// Where the control socket lives: `$XDG_RUNTIME_DIR/queueplayer/control.sock`, or, without `XDG_RUNTIME_DIR`,
 /// `/tmp/queueplayer-UID/control.sock`. The folder is created with mode 0700.
 package enum ControlSocketPath {
+    /// How the path is chosen without `--socket`, for the option's help.
+    package static let defaultDescription =
+        "Default: $XDG_RUNTIME_DIR/queueplayer/control.sock, else /tmp/queueplayer-UID/control.sock."
+
     package static func resolve(
         _ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     )

@@ -14,6 +14,20 @@ package struct ControlReply: Codable, Sendable {
     /// Ids given to added or inserted items.
     package var added: [Int]?
 
+    /// A reply or event with the fields given (the others absent).
+    package init(
+        id: RequestID? = nil, ok: Bool? = nil, error: String? = nil, event: String? = nil, state: PlayerSnapshot? = nil,
+        queue: [QueueLine]? = nil, added: [Int]? = nil
+    ) {
+        self.id = id
+        self.ok = ok
+        self.error = error
+        self.event = event
+        self.state = state
+        self.queue = queue
+        self.added = added
+    }
+
     package static func failure(_ id: RequestID?, _ message: String) -> ControlReply {
         ControlReply(id: id, ok: false, error: message)
     }
@@ -37,6 +51,21 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     /// Why nothing is heard though playback is wanted: `output unavailable` (the audio server is away; the player
     /// reconnects by itself) or `no item to play`; absent otherwise.
     package var waiting: String?
+
+    /// A snapshot with the fields given.
+    package init(
+        status: String, position: Double, volume: Double, current: TrackInfo?, jumps: Int = 0, hasNext: Bool = false,
+        application: String = "active", waiting: String? = nil
+    ) {
+        self.status = status
+        self.position = position
+        self.volume = volume
+        self.current = current
+        self.jumps = jumps
+        self.hasNext = hasNext
+        self.application = application
+        self.waiting = waiting
+    }
 }
 
 /// The current item's metadata.
@@ -48,6 +77,16 @@ package struct TrackInfo: Codable, Sendable, Equatable {
     package var album: String?
     /// Seconds.
     package var length: Double
+
+    /// Metadata with the fields given.
+    package init(id: Int, url: String, title: String?, artists: [String], album: String?, length: Double) {
+        self.id = id
+        self.url = url
+        self.title = title
+        self.artists = artists
+        self.album = album
+        self.length = length
+    }
 }
 
 /// One line of `queue`.
@@ -55,4 +94,11 @@ package struct QueueLine: Codable, Sendable, Equatable {
     package var id: Int
     package var url: String
     package var current: Bool
+
+    /// A line with the fields given.
+    package init(id: Int, url: String, current: Bool) {
+        self.id = id
+        self.url = url
+        self.current = current
+    }
 }

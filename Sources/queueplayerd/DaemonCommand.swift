@@ -3,13 +3,16 @@ import FoundationEssentials
 import Glibc
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 import QueuePlayerService
 import ServiceLifecycle
 
-/// `playerctl daemon`: plays files and folders in order, headless, until stopped.
+/// `queueplayerd`, which `playerctl daemon` runs (exec, same process): plays files and folders in order, headless,
+/// until stopped.
+@main
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "daemon",
+        commandName: "playerctl daemon",
         abstract: "Run the player service and play ITEMs in order.",
         discussion: """
             Files play in the order given; a folder contributes its MP3 files in name order. Items join with no \
@@ -60,8 +63,10 @@ struct DaemonCommand: AsyncParsableCommand {
     @OptionGroup(title: "Lifecycle")
     var lifecycle: LifecycleOptions
 
-    @OptionGroup(title: "Control")
-    var control: ClientOptions
+    @Option(
+        help: ArgumentHelp(
+            "The control socket to serve.", discussion: ControlSocketPath.defaultDescription, valueName: "path"))
+    var socket: String?
 
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
@@ -109,7 +114,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let server: ControlServer
         do {
             server = try await ControlServer(
-                path: ControlSocketPath.resolve(control.socket), controller: controller, logger: logger)
+                path: ControlSocketPath.resolve(socket), controller: controller, logger: logger)
         } catch {
             logger.critical("cannot serve the control socket: \(error)")
             throw ExitStatus.socketUnavailable

@@ -1,6 +1,7 @@
 import FoundationEssentials
 
-/// One request on the control socket: a JSON object on one line, such as `{"id": 3, "command": "volume", "level": 0.5}`.
+/// One request on the control socket: a JSON object on one line, such as
+/// `{"id": 3, "command": "volume", "level": 0.5}`.
 ///
 /// `id` (any number or string) is echoed in the reply. The other fields depend on the command (see
 /// ``ControlCommand``); unknown fields are ignored, a field of the wrong type is an error naming it.
