@@ -57,6 +57,7 @@ let package = Package(
         .target(
             name: "QueuePlayerControl",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -77,7 +77,8 @@ PARTS = (
     ("swift-log, swift-service-lifecycle and their helpers", ("Logging", "ServiceLifecycle", "UnixSignals",
                                                               "AsyncAlgorithms", "DequeModule", "Atomics",
                                                               "_AtomicsShims", "InternalCollectionsUtilities")),
-    ("QueuePlayer's own code", ("QueuePlayer", "playerctl", "CMpg123", "CPulse", "CSDBus", "CSoxr")),
+    ("QueuePlayer's own code", ("QueuePlayer", "queueplayerd", "playerctl", "CMpg123", "CPulse", "CSDBus", "CSoxr",
+                                "CMalloc")),
 )
 # Swift's standard substitutions for stdlib and concurrency types, which can open a mangled name ($sSS: String).
 STANDARD_SUBSTITUTION = re.compile(r"^(s|S[a-zA-Z]|Sc[a-zA-Z])")
@@ -199,7 +200,7 @@ def print_breakdown(rows, libraries, heading):
     """Prints a ``breakdown``: the parts and mappings of 64 KiB or more."""
     print(heading)
     print(f"  {'part':56} {'file-backed':>11} {'anonymous':>10}   (MiB)")
-    for label, group in (("in the playerctl binary:", rows), ("other mappings:", libraries)):
+    for label, group in (("in the daemon's binary (queueplayerd):", rows), ("other mappings:", libraries)):
         print(f"  {label}")
         for part, (file_backed, anonymous) in group:
             if file_backed + anonymous >= 64 * 1024:
@@ -289,9 +290,11 @@ def report(playerctl, server, item, work):
         if os.path.exists(state + suffix):
             os.remove(state + suffix)
     parts = []
+    # `playerctl daemon` becomes queueplayerd (exec, same process), which is what is mapped.
+    daemon = os.path.join(os.path.dirname(playerctl), "queueplayerd")
     found = {"QueuePlayer daemon": while_playing(
         [playerctl, "daemon", "--server", server, "--state-file", state, item], os.environ,
-        inspect=lambda pid: parts.extend(breakdown(pid, playerctl)))}
+        inspect=lambda pid: parts.extend(breakdown(pid, daemon)))}
     found["mpg123 -o pulse"] = while_playing(["mpg123", "-q", "-o", "pulse", item], pulse_env)
     if shutil.which("mpv"):
         found["mpv"] = while_playing(

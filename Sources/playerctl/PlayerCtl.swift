@@ -3,7 +3,7 @@ import ArgumentParser
 /// The `playerctl` command: runs the QueuePlayer service (`daemon`) and controls it over its control socket with
 /// the verbs the standard `playerctl` uses (`play`, `pause`, `next`, ...), plus queue and lifecycle verbs.
 @main
-struct PlayerCtl: AsyncParsableCommand {
+struct PlayerCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playerctl",
         abstract: "Headless MP3 queue player for Linux, with AVQueuePlayer semantics.",
@@ -25,9 +25,9 @@ struct PlayerCtl: AsyncParsableCommand {
     static let version = "0.3.0"
 
     /// Hands `daemon` to the daemon's executable before anything is parsed, then runs the verb asked for.
-    static func main() async {
+    static func main() {
         DaemonLauncher.runIfAsked(Array(CommandLine.arguments.dropFirst()))
-        await main(nil)
+        main(nil)
     }
 
     // The standard playerctl's options may come before the verb; each verb takes the same groups.
@@ -42,13 +42,13 @@ struct PlayerCtl: AsyncParsableCommand {
     @Flag(name: [.customShort("v"), .customShort("V")], help: "Print the version (as --version does).")
     var printVersion = false
 
-    mutating func run() async throws {
+    mutating func run() throws {
         if printVersion {
             print("v\(Self.version)")
             return
         }
         guard listAll else { throw CleanExit.helpRequest(self) }
-        if options.selection.selectsThisDaemon, await options.daemonAnswers() {
+        if options.selection.selectsThisDaemon, options.daemonAnswers() {
             print(PlayerSelection.playerName)
         }
     }

@@ -1,9 +1,14 @@
 import FoundationEssentials
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// Talks to a running daemon over its control socket (SwiftNIO): one request, one reply; or a subscription.
-package struct ControlClient {
+///
+/// Blocking: each call waits on the calling thread while the exchange runs on ``ControlEventLoop``. A client verb is
+/// a short process with nothing else to do meanwhile, and not going through Swift concurrency spares it starting the
+/// concurrency runtime's threads. Never call it on that event loop.
+package struct ControlClient: Sendable {
     /// Nothing listens at the socket.
     package struct NoPlayer: Error {}
 
@@ -16,44 +21,47 @@ package struct ControlClient {
     package init(path: String) { self.path = path }
 
     /// Sends `request` and returns the daemon's reply. Throws ``NoPlayer`` when no daemon answers.
-    package func send(_ request: ControlRequest) async throws -> ControlReply {
-        try await withConnection { inbound, outbound in
-            try await outbound.write(Self.encode(request))
-            for try await line in inbound {
-                if let reply = Self.decode(line), reply.event == nil { return reply }
-            }
+    package func send(_ request: ControlRequest) throws -> ControlReply {
+        let received = NIOLockedValueBox<ControlReply?>(nil)
+        try exchange(request) { reply in
+            guard reply.event == nil else { return true }
+            received.withLockedValue { $0 = reply }
+            return false
+        }
+        guard let reply = received.withLockedValue({ $0 }) else {
             throw ControlError("the daemon closed the connection without replying")
         }
+        return reply
     }
 
-    /// Subscribes and calls `body` with every state the daemon reports, until the daemon goes away.
-    package func follow(_ body: (PlayerSnapshot) -> Void) async throws {
-        try await withConnection { inbound, outbound in
-            try await outbound.write(Self.encode(ControlRequest(command: "subscribe")))
-            for try await line in inbound {
-                if let state = Self.decode(line)?.state { body(state) }
-            }
+    /// Subscribes and calls `body`, on the event loop, with every state the daemon reports, until the daemon goes
+    /// away.
+    package func follow(_ body: @escaping @Sendable (PlayerSnapshot) -> Void) throws {
+        try exchange(ControlRequest(command: "subscribe")) { reply in
+            if let state = reply.state { body(state) }
+            return true
         }
     }
 
-    private func withConnection<Result: Sendable>(
-        _ body: (NIOAsyncChannelInboundStream<ControlLine>, NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws
-            -> Result
-    ) async throws -> Result {
-        let channel: NIOAsyncChannel<ControlLine, ByteBuffer>
+    /// Sends `request`, then hands each reply line to `receive` (on the event loop) until it returns false or the
+    /// daemon closes the connection.
+    private func exchange(_ request: ControlRequest, receive: @escaping @Sendable (ControlReply) -> Bool) throws {
+        let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: ControlEventLoop.group)
-                .connect(unixDomainSocketPath: path) { channel in
+            channel = try ClientBootstrap(group: ControlEventLoop.group)
+                .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumReplyLength)))
-                        return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandlers(
+                            ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumReplyLength)),
+                            ReplyHandler(receive: receive))
                     }
                 }
+                .connect(unixDomainSocketPath: path).wait()
         } catch {
             throw NoPlayer()
         }
-        return try await channel.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+        channel.writeAndFlush(Self.encode(request), promise: nil)
+        try channel.closeFuture.wait()
     }
 
     package static func encode(_ request: ControlRequest) -> ByteBuffer {
@@ -65,5 +73,22 @@ package struct ControlClient {
     package static func decode(_ line: ControlLine) -> ControlReply? {
         guard case .line(let buffer) = line else { return nil }
         return try? JSONDecoder().decode(ControlReply.self, from: Data(buffer.readableBytesView))
+    }
+}
+
+/// Decodes each line of a client connection into a reply for `receive`, and closes the connection once `receive`
+/// returns false. Event loop only.
+private final class ReplyHandler: ChannelInboundHandler {
+    typealias InboundIn = ControlLine
+
+    private let receive: @Sendable (ControlReply) -> Bool
+
+    init(receive: @escaping @Sendable (ControlReply) -> Bool) {
+        self.receive = receive
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let reply = ControlClient.decode(unwrapInboundIn(data)) else { return }
+        if !receive(reply) { context.close(promise: nil) }
     }
 }

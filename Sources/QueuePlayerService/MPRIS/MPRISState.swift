@@ -63,8 +63,14 @@ package struct MPRISState: Equatable {
         return changed
     }
 
-    /// TrackList changes from `old` to `self`: a replacement when nothing of the old queue is left, else the
-    /// entries removed and the entries added (each with the entry before it, or nil at the front).
+    /// The most entries added and removed that TrackList signals one by one; a larger edit (a folder added) is
+    /// signalled as a replacement, which the MPRIS specification leaves to the player to choose: one signal for
+    /// listeners to re-read instead of a signal per entry, each with its metadata.
+    package static let largestEditSignalledByEntry = 100
+
+    /// TrackList changes from `old` to `self`: a replacement when nothing of the old queue is left or more than
+    /// ``largestEditSignalledByEntry`` entries came and went, else the entries removed and the entries added (each
+    /// with the entry before it, or nil at the front).
     package enum TrackListChange: Equatable {
         case replaced
         case edited(removed: [Int], added: [(QueueEntry, after: Int?)])
@@ -85,6 +91,8 @@ package struct MPRISState: Equatable {
         guard oldIDs != newIDs else { return nil }
         if !oldIDs.isEmpty, oldIDs.isDisjoint(with: newIDs), !newIDs.isEmpty { return .replaced }
         let removed = old.queue.map(\.id).filter { !newIDs.contains($0) }
+        let addedCount = newIDs.subtracting(oldIDs).count
+        if removed.count + addedCount > Self.largestEditSignalledByEntry { return .replaced }
         let added = queue.enumerated().filter { !oldIDs.contains($0.element.id) }.map { index, entry in
             (entry, after: index > 0 ? queue[index - 1].id : nil)
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import QueuePlayerControl
+import Synchronization
 
 /// `--socket` and the player selection, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
@@ -16,11 +17,11 @@ struct ClientOptions: ParsableArguments {
 
     /// Sends `request`; on no daemon (or a selection without it) or an error reply, says so on stderr (unless
     /// `-s`) and exits 1, as playerctl does.
-    func call(_ request: ControlRequest) async throws -> ControlReply {
+    func call(_ request: ControlRequest) throws -> ControlReply {
         guard selection.selectsThisDaemon else { fail("No players found") }
         let reply: ControlReply
         do {
-            reply = try await client.send(request)
+            reply = try client.send(request)
         } catch is ControlClient.NoPlayer {
             fail(noPlayerMessage)
         }
@@ -29,18 +30,17 @@ struct ClientOptions: ParsableArguments {
     }
 
     /// True when a daemon answers on the socket.
-    func daemonAnswers() async -> Bool {
-        (try? await client.send(ControlRequest(command: "status")))?.ok == true
+    func daemonAnswers() -> Bool {
+        (try? client.send(ControlRequest(command: "status")))?.ok == true
     }
 
     /// Prints every state the daemon reports whose rendering differs from the last one printed.
-    func follow(_ render: (PlayerSnapshot) -> String?) async throws {
+    func follow(_ render: @escaping @Sendable (PlayerSnapshot) -> String?) throws {
         guard selection.selectsThisDaemon else { fail("No players found") }
-        var last: String?
+        let printed = PrintedLine()
         do {
-            try await client.follow { state in
-                guard let text = render(state), text != last else { return }
-                last = text
+            try client.follow { state in
+                guard let text = render(state), printed.replace(with: text) else { return }
                 print(text)
                 fflush(nil)
             }
@@ -61,6 +61,20 @@ struct ClientOptions: ParsableArguments {
             line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
         }
         Glibc.exit(1)
+    }
+}
+
+/// The line `--follow` printed last, so that a report rendering the same is not printed again.
+private final class PrintedLine: Sendable {
+    private let line = Mutex<String?>(nil)
+
+    /// Records `text` and returns true when it differs from the line recorded before.
+    func replace(with text: String) -> Bool {
+        line.withLock { line in
+            guard line != text else { return false }
+            line = text
+            return true
+        }
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import QueuePlayerControl
 
-struct MetadataVerb: AsyncParsableCommand {
+struct MetadataVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metadata",
         abstract: "Print the current item's metadata: all of it, the values of KEYs, or a --format template.")
@@ -14,8 +14,8 @@ struct MetadataVerb: AsyncParsableCommand {
     /// The player's name in listings, as the standard playerctl shows it.
     static let playerName = PlayerSelection.playerName
 
-    func run() async throws {
-        try await output.print(ControlRequest(command: "metadata"), with: options, requiresItem: true) { render($0) }
+    func run() throws {
+        try output.print(ControlRequest(command: "metadata"), with: options, requiresItem: true) { render($0) }
     }
 
     /// What to print for `state` without a template, or nil when there is nothing (no item, or none of the keys).

@@ -3,14 +3,14 @@ import QueuePlayerControl
 
 /// A verb that sends one request with no arguments and prints nothing: play, pause, play-pause, stop, next,
 /// previous, clear, background, foreground, quit.
-protocol SimpleVerb: AsyncParsableCommand {
+protocol SimpleVerb: ParsableCommand {
     static var command: String { get }
     var options: ClientOptions { get }
 }
 
 extension SimpleVerb {
-    func run() async throws {
-        _ = try await options.call(ControlRequest(command: Self.command))
+    func run() throws {
+        _ = try options.call(ControlRequest(command: Self.command))
     }
 }
 
@@ -80,18 +80,18 @@ struct QuitVerb: SimpleVerb {
     @OptionGroup var options: ClientOptions
 }
 
-struct StatusVerb: AsyncParsableCommand {
+struct StatusVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Print Playing, Paused or Stopped.")
     @OptionGroup var options: ClientOptions
     @OptionGroup var output: PrintOptions
 
-    func run() async throws {
-        try await output.print(ControlRequest(command: "status"), with: options) { $0.status }
+    func run() throws {
+        try output.print(ControlRequest(command: "status"), with: options) { $0.status }
     }
 }
 
-struct PositionVerb: AsyncParsableCommand {
+struct PositionVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "position",
         abstract: "Print the position in seconds, or seek: OFFSET, OFFSET+ or OFFSET- (seconds).")
@@ -100,9 +100,9 @@ struct PositionVerb: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Where to seek: 3 (absolute), 2+ or 2- (relative).", valueName: "offset"))
     var offset: AdjustableValue?
 
-    func run() async throws {
+    func run() throws {
         guard let offset else {
-            try await output.print(ControlRequest(command: "position"), with: options) {
+            try output.print(ControlRequest(command: "position"), with: options) {
                 fixedDecimals($0.position, places: 6)
             }
             return
@@ -110,11 +110,11 @@ struct PositionVerb: AsyncParsableCommand {
         var request = ControlRequest(command: "position")
         request.seconds = offset.value
         request.relative = offset.relative
-        _ = try await options.call(request)
+        _ = try options.call(request)
     }
 }
 
-struct VolumeVerb: AsyncParsableCommand {
+struct VolumeVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume", abstract: "Print the volume (0.0 to 1.0), or set it: LEVEL, LEVEL+ or LEVEL-.")
     @OptionGroup var options: ClientOptions
@@ -122,9 +122,9 @@ struct VolumeVerb: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("0.5 (absolute), 0.1+ or 0.1- (relative).", valueName: "level"))
     var level: AdjustableValue?
 
-    func run() async throws {
+    func run() throws {
         guard let level else {
-            try await output.print(ControlRequest(command: "volume"), with: options) {
+            try output.print(ControlRequest(command: "volume"), with: options) {
                 fixedDecimals($0.volume, places: 6)
             }
             return
@@ -132,14 +132,14 @@ struct VolumeVerb: AsyncParsableCommand {
         var request = ControlRequest(command: "volume")
         request.level = level.value
         request.relative = level.relative
-        _ = try await options.call(request)
+        _ = try options.call(request)
     }
 }
 
 /// `loop` and `shuffle`: the standard playerctl's verbs for settings this player does not have. It plays its queue
 /// once, in order: they print `None` and `Off` (as MPRIS's LoopStatus and Shuffle say), accept those values, and
 /// refuse any other with an error that says why (exit 1).
-protocol FixedSettingVerb: AsyncParsableCommand {
+protocol FixedSettingVerb: ParsableCommand {
     static var settingName: String { get }
     /// The one value the setting has, as playerctl prints it.
     static var onlyValue: String { get }
@@ -152,12 +152,12 @@ protocol FixedSettingVerb: AsyncParsableCommand {
 }
 
 extension FixedSettingVerb {
-    func run() async throws {
+    func run() throws {
         guard let value else {
-            try await output.print(ControlRequest(command: "status"), with: options) { _ in Self.onlyValue }
+            try output.print(ControlRequest(command: "status"), with: options) { _ in Self.onlyValue }
             return
         }
-        _ = try await options.call(ControlRequest(command: "status"))
+        _ = try options.call(ControlRequest(command: "status"))
         guard value.lowercased() == Self.onlyValue.lowercased() else {
             let known = Self.knownValues.contains { $0.lowercased() == value.lowercased() }
             let values = Self.knownValues.joined(separator: ", ")

@@ -20,9 +20,9 @@ struct PrintOptions: ParsableArguments {
     /// and templates see the metadata too. A template that cannot be rendered is an error, as in playerctl.
     func print(
         _ request: ControlRequest, with options: ClientOptions, requiresItem: Bool = false,
-        _ text: @escaping (PlayerSnapshot) -> String?
-    ) async throws {
-        let render: (PlayerSnapshot) -> String? = { state in
+        _ text: @escaping @Sendable (PlayerSnapshot) -> String?
+    ) throws {
+        let render: @Sendable (PlayerSnapshot) -> String? = { [format] state in
             if requiresItem, state.current == nil { return nil }
             guard let format else { return text(state) }
             do {
@@ -32,10 +32,10 @@ struct PrintOptions: ParsableArguments {
             }
         }
         if follow {
-            try await options.follow(render)
+            try options.follow(render)
             return
         }
-        let reply = try await options.call(request)
+        let reply = try options.call(request)
         guard let state = reply.state, let line = render(state) else { throw ExitCode(1) }
         Swift.print(line)
     }

@@ -1,82 +1,82 @@
 import ArgumentParser
 import QueuePlayerControl
 
-struct OpenVerb: AsyncParsableCommand {
+struct OpenVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open", abstract: "Play URI (a file path or file:// URI) now; the rest of the queue follows.")
     @OptionGroup var options: ClientOptions
     @Argument(help: ArgumentHelp("The file to play.", valueName: "uri")) var uri: String
 
-    func run() async throws {
+    func run() throws {
         var request = ControlRequest(command: "open")
         request.uri = absolutePath(uri)
-        _ = try await options.call(request)
+        _ = try options.call(request)
     }
 }
 
-struct AddVerb: AsyncParsableCommand {
+struct AddVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Append files or folders to the queue; prints the ids they got.")
     @OptionGroup var options: ClientOptions
     @Argument(help: ArgumentHelp("MP3 files or folders.", valueName: "item")) var items: [String]
 
-    func run() async throws {
+    func run() throws {
         var request = ControlRequest(command: "add")
         request.items = items.map(absolutePath)
-        for id in try await options.call(request).added ?? [] { print(id) }
+        for id in try options.call(request).added ?? [] { print(id) }
     }
 }
 
-struct InsertVerb: AsyncParsableCommand {
+struct InsertVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "insert", abstract: "Insert files or folders after the queued item ID; prints their ids.")
     @OptionGroup var options: ClientOptions
     @Option(help: ArgumentHelp("The id (from `playerctl queue`) to insert after.", valueName: "id")) var after: Int
     @Argument(help: ArgumentHelp("MP3 files or folders.", valueName: "item")) var items: [String]
 
-    func run() async throws {
+    func run() throws {
         var request = ControlRequest(command: "insert")
         request.items = items.map(absolutePath)
         request.after = after
-        for id in try await options.call(request).added ?? [] { print(id) }
+        for id in try options.call(request).added ?? [] { print(id) }
     }
 }
 
-struct RemoveVerb: AsyncParsableCommand {
+struct RemoveVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove the queued item ID (the current one: skip to the next).")
     @OptionGroup var options: ClientOptions
     @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
 
-    func run() async throws {
+    func run() throws {
         var request = ControlRequest(command: "remove")
         request.item = id
-        _ = try await options.call(request)
+        _ = try options.call(request)
     }
 }
 
-struct MoveVerb: AsyncParsableCommand {
+struct MoveVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move", abstract: "Move the queued item ID to position POS (1 is the current item).")
     @OptionGroup var options: ClientOptions
     @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
     @Option(help: ArgumentHelp("The new position, counting the current item as 1.", valueName: "pos")) var to: Int
 
-    func run() async throws {
+    func run() throws {
         var request = ControlRequest(command: "move")
         request.item = id
         request.to = to
-        _ = try await options.call(request)
+        _ = try options.call(request)
     }
 }
 
-struct QueueVerb: AsyncParsableCommand {
+struct QueueVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue", abstract: "List the queue: id and file, the current item marked with '*'.")
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        for line in try await options.call(ControlRequest(command: "queue")).queue ?? [] {
+    func run() throws {
+        for line in try options.call(ControlRequest(command: "queue")).queue ?? [] {
             print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)")
         }
     }
