@@ -30,6 +30,12 @@ struct DaemonCommand: AsyncParsableCommand {
             """
     )
 
+    /// Sets up the allocator before anything else runs, then runs the daemon.
+    static func main() async {
+        FreedMemory.configureAllocator()
+        await main(nil)
+    }
+
     /// Where the audio goes.
     enum SinkKind: String, ExpressibleByArgument, CaseIterable {
         case pulse, null

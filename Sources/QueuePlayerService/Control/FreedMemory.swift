@@ -12,7 +12,19 @@ import Synchronization
 /// edits in a row cost one trim of a few milliseconds.
 ///
 /// Threading: any thread; the trim runs on a global queue.
-enum FreedMemory {
+package enum FreedMemory {
+    /// The most malloc arenas (glibc's default is eight a core). Each thread that allocates otherwise soon has an
+    /// arena of its own, which keeps the pages it once used; two hold the daemon's memory about 0.5 MiB lower, and
+    /// more steadily, with 10,000 entries queued, and adding them is as fast as with the default (one arena made it
+    /// about 10% slower: every thread then takes the same lock).
+    static let arenaLimit: Int32 = 2
+
+    /// Sets up glibc's allocator for a long-running daemon (``arenaLimit``). Call it first thing, before threads
+    /// start allocating.
+    package static func configureAllocator() {
+        _ = mallopt(M_ARENA_MAX, arenaLimit)
+    }
+
     /// The smallest change in queued entries after which freed memory is returned.
     static let largeEdit = 1_000
     /// How long after a large edit the memory is returned.
