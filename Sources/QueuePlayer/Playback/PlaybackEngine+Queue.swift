@@ -25,7 +25,7 @@ extension PlaybackEngine {
         insert(paths: urls.map(\.path), after: entry)
     }
 
-    /// ``insert(_:after:)`` for the files at `paths`.
+    /// ``insert(_:after:)`` for the files at `paths` (kept as given: no `URL` is made). Any thread.
     @discardableResult
     public func insert(paths: [String], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
