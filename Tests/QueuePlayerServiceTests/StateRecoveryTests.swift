@@ -36,6 +36,17 @@ struct StateRecoveryTests {
         return store
     }
 
+    @Test("the store journals ahead (WAL): a commit is in the file's log, and another connection reads it")
+    func writeAheadLog() throws {
+        let folder = try Folder()
+        let store = try openAndCheckUsable(folder, log: CapturedLog())
+        #expect(FileManager.default.fileExists(atPath: folder.store.path + "-wal"))
+        let reader = try DatabaseQueue(path: folder.store.path)
+        #expect(try reader.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try reader.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM queueItem") } == 3)
+        _ = store
+    }
+
     @Test("a file of garbage is moved aside with its bytes intact, logged once, and an empty store takes its place")
     func garbage() throws {
         let folder = try Folder()

@@ -40,10 +40,19 @@ package final class StateStore: Sendable {
         location = url.path
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
-        configuration.journalMode = .wal
+        // WAL mode is set here rather than through GRDB's `journalMode = .wal`, which also makes sure a non-empty
+        // WAL file exists (a table created and dropped, or Foundation's URL resource values read) for the snapshots
+        // of a DatabasePool: a queue takes none, and that check took 1.7 of the 2.8 ms the store took to open.
         // In WAL mode, NORMAL makes a commit durable against a crash of the process (SIGKILL included) without an
         // fsync per commit; only a power loss can take back the last commits.
-        configuration.prepareDatabase { database in try database.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase { database in
+            let journalMode = try String.fetchOne(database, sql: "PRAGMA journal_mode = WAL")
+            guard journalMode == "wal" else {
+                throw DatabaseError(
+                    message: "SQLite could not switch the journal to WAL mode (it is \(journalMode ?? "unknown"))")
+            }
+            try database.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         database = try DatabaseQueue(path: url.path, configuration: configuration)
         try Self.migrator.migrate(database)
     }
