@@ -167,6 +167,27 @@ struct PulseAudioTests {
     }
 
     @Test(
+        "a sink that waits for its server connects in the background, and what needs the server waits for that",
+        arguments: PulseServer.Kind.allCases)
+    func firstConnectionInBackground(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "first-connection", kind: kind)
+        let waiting = try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true)
+        // Asked at once, while the connection is still being made: the answer waits for it.
+        let rate = waiting.outputSampleRate
+        let connected = try PulseAudioSink(server: server.address, logger: quietLogger)
+        #expect(rate != nil)
+        #expect(rate == connected.outputSampleRate)
+        // An engine started at once on a new waiting sink opens its stream without an output failure first.
+        let engine = playing(
+            [Fixtures.mp3("join-1")],
+            on: try PulseAudioSink(server: server.address, logger: quietLogger, waitsForServer: true))
+        var iterator = engine.events.makeAsyncIterator()
+        let first = await nextHeard(&iterator)
+        engine.shutdown()
+        #expect(first == "start join-1")
+    }
+
+    @Test(
         "a server that dies during playback becomes an error event, not a crash or a hang",
         arguments: PulseServer.Kind.allCases)
     func serverDies(_ kind: PulseServer.Kind) async throws {

@@ -1,4 +1,5 @@
 import CPulse
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -51,6 +52,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var suspensionAwaitingReport: Bool?
     private var failureReported = false
     private var wasReady = false
+    /// The first connection, made in the background when the caller waits for a server anyway, has neither
+    /// succeeded nor failed yet (see ``awaitFirstConnection()``).
+    private var isMakingFirstConnection = false
     private var timerFired = false
     private var lastTimingRequest: pa_usec_t = 0
     /// The timer that asks for timing reports while the stream plays (see ``scheduleTimingRequests()``).
@@ -73,6 +77,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
     /// the sink starts disconnected, ``start(format:renderer:paused:)`` throws until ``reconnect()`` reaches one.
+    /// With `waitsForServer` the first connection is made in the background (its three round trips to the server
+    /// overlap the caller's own start-up), and every call that needs the server waits for it to succeed or fail.
     public init(
         server: String? = nil, applicationName: String = "QueuePlayer", logger: Logger, waitsForServer: Bool = false
     ) throws(AudioSinkError) {
@@ -99,14 +105,36 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 .serverUnreachable, reason: "libpulse could not start its thread",
                 suggestion: "Check the process limits")
         }
+        guard waitsForServer else {
+            pa_threaded_mainloop_lock(mainloop)
+            defer { pa_threaded_mainloop_unlock(mainloop) }
+            // On a throw, every stored property is set, so `deinit` releases the loop and context.
+            try connectContext()
+            return
+        }
+        isMakingFirstConnection = true
+        // The closure keeps the sink alive until the connection is made or has failed.
+        DispatchQueue.global(qos: .userInitiated).async { [self] in makeFirstConnection() }
+    }
+
+    /// Connects in the background for `init`; a server that does not answer is no error yet.
+    private func makeFirstConnection() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         do {
             try connectContext()
-        } catch  where waitsForServer {
+        } catch {
             logger.debug("no PulseAudio server yet: \(error)")
         }
-        // On a throw, every stored property is set, so `deinit` releases the loop and context.
+        isMakingFirstConnection = false
+        pa_threaded_mainloop_signal(mainloop, 0)
+    }
+
+    /// Waits while the first connection is being made in the background. Lock held, not on libpulse's thread.
+    private func awaitFirstConnection() {
+        while isMakingFirstConnection {
+            pa_threaded_mainloop_wait(mainloop)
+        }
     }
 
     deinit {
@@ -170,6 +198,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        awaitFirstConnection()
         guard pa_context_get_state(context) != PA_CONTEXT_READY else { return }
         guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
             throw AudioSinkError(
@@ -210,10 +239,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     // MARK: AudioSink
 
     /// The default sink's rate, as read when the server was last reached (nil before that): every item plays at it,
-    /// so that items of any rate join in one stream, and the server resamples nothing. Any thread.
+    /// so that items of any rate join in one stream, and the server resamples nothing. Any thread but libpulse's;
+    /// while the first connection is being made, waits for it (milliseconds).
     public var outputSampleRate: Int? {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        awaitFirstConnection()
         return sinkSampleRate
     }
 
@@ -225,6 +256,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         stop()
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        awaitFirstConnection()
         guard pa_context_get_state(context) == PA_CONTEXT_READY else { throw unreachableError() }
         // A failure is told once per stream, not once per connection: after a stream the server killed (or one
         // PipeWire failed while starting up), the server going away must still be told.
