@@ -24,6 +24,13 @@ package final class PlaybackService: Service {
     private let stateURL: URL
     private let logger: Logger
     private let outcomeStorage = Mutex(Outcome())
+    private let subscriptions = Mutex<Subscriptions?>(nil)
+
+    private struct Subscriptions: Sendable {
+        var events: AsyncStream<PlaybackEvent>
+        var saving: LifecycleObserverToken
+        var logging: ObserverToken
+    }
 
     /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
     /// entering the background.
@@ -46,8 +53,20 @@ package final class PlaybackService: Service {
     /// How the run ended. Read it after ``run()`` returns.
     package var outcome: Outcome { outcomeStorage.withLock { $0 } }
 
-    package func run() async throws {
-        // Subscribed before anything plays, so that no event is missed.
+    /// Subscribes to the player's events and, unless the service was made not to, starts playback. The daemon
+    /// calls it as soon as its control socket is bound, so that the first sound does not wait for the session bus
+    /// and the service group; ``run()`` calls it if nobody did. Only the first call has an effect. Any thread.
+    package func start() {
+        let isFirst = subscriptions.withLock { subscriptions in
+            guard subscriptions == nil else { return false }
+            subscriptions = subscribe()
+            return true
+        }
+        if isFirst, startsPlaying { player.playUnlessBackgrounded() }
+    }
+
+    /// The event stream and observers the run needs, taken before anything plays so that no event is missed.
+    private func subscribe() -> Subscriptions {
         let events = player.playbackEvents()
         let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
         let logging = player.addPeriodicTimeObserver(
@@ -58,11 +77,16 @@ package final class PlaybackService: Service {
                 logger.info("App is backgrounded. Time is: \(fixedDecimals(time.seconds, places: 2))")
             }
         }
+        return Subscriptions(events: events, saving: saving, logging: logging)
+    }
+
+    package func run() async throws {
+        start()
+        guard let subscriptions = subscriptions.withLock({ $0 }) else { return }
         defer {
-            application.removeObserver(saving)
-            player.removeObserver(logging)
+            application.removeObserver(subscriptions.saving)
+            player.removeObserver(subscriptions.logging)
         }
-        if startsPlaying { player.playUnlessBackgrounded() }
         // Saved once playback is under way, so that writing the store does not delay the first sound.
         controller.saveAll()
         await withGracefulShutdownHandler {
@@ -71,7 +95,7 @@ package final class PlaybackService: Service {
                     group.addTask { await self.drawStatusLine() }
                 }
                 group.addTask { await self.tellPositionEverySecond() }
-                await reportEvents(events)
+                await reportEvents(subscriptions.events)
                 group.cancelAll()
             }
         } onGracefulShutdown: {

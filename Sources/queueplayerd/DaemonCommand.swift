@@ -131,6 +131,8 @@ struct DaemonCommand: AsyncParsableCommand {
             exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
+        // Sound first: the socket is bound (so a second daemon has exited without a sound), the bus can follow.
+        service.start()
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
         serviceConfiguration.successTerminationBehavior = .gracefullyShutdownGroup
         let lifecycleService = ProcessLifecycle(application: application, terminal: terminal, logger: logger)
