@@ -85,7 +85,10 @@ let package = Package(
                 "QueuePlayerControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            // The client verbs need no shared library, so they ship fully static: no dynamic loader, no relocations
+            // of libstdc++ at each start (a third of a `playerctl status`, and of the hand-over to the daemon).
             linkerSettings: shippedLinkerSettings
+                + [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "queueplayerd",
