@@ -155,6 +155,34 @@ struct EngineNullSinkTests {
         #expect(sampleDifference(sink.takeRecording(), reference) == nil)
     }
 
+    @Test("a preroll opens the first item and the output paused; the first play is heard from the item's first frame")
+    func preroll() async throws {
+        let sink = SteppedSink()
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        engine.enqueue([Fixtures.mp3("join-1")])
+        var iterator = engine.events.makeAsyncIterator()
+        engine.preroll()
+        // Posted once the item and the stream are open, before anything can be heard.
+        let opened = await iterator.next()
+        guard case .itemReady(let info) = opened else {
+            Issue.record("expected the item opened first, got \(String(describing: opened))")
+            engine.shutdown()
+            return
+        }
+        #expect(info.entry.url.lastPathComponent == "join-1.mp3")
+        #expect(sink.streamIsPaused == true)
+        #expect(!engine.isPlaybackRequested)
+        #expect(engine.status().current == nil, "nothing is current before it is heard")
+        engine.play()
+        #expect(sink.streamIsPaused == false)
+        var heard: [Float] = []
+        try sink.render(frames: 4_410, deadline: .now() + 10) { samples, _ in heard += samples }
+        #expect(await nextHeard(&iterator) == "start join-1")
+        engine.shutdown()
+        let reference = try Fixtures.referenceFloat("join-1")
+        #expect(sampleDifference(heard, Array(reference.prefix(heard.count))) == nil)
+    }
+
     @Test("status reports the item being heard and how far into it")
     func status() async throws {
         // Audio time moves only as the test renders: 20,000 frames heard, exactly, however loaded the machine.

@@ -13,7 +13,7 @@ struct EngineStateTests {
 
     /// The commands, each applied to a state and returning the kinds of actions it produced.
     enum Command: String, CaseIterable {
-        case play, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
+        case play, preroll, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
         case outputRestored
     }
 
@@ -47,6 +47,7 @@ struct EngineStateTests {
         let path = "/music/a.mp3"
         switch command {
         case .play: return kinds(state.play())
+        case .preroll: return kinds(state.preroll())
         case .pause: return kinds(state.pause())
         case .enqueue: return kinds(state.enqueue([path]).1)
         case .insert: return kinds(state.insert([path], after: state.order.first, audibleFrame: 0).1)
@@ -98,6 +99,8 @@ struct EngineStateTests {
             case .outputLost: return (.outputLost(failure, resumesPlaying: true), [])
             default: return (phase, [])
             }
+        case .preroll:
+            return phase == .idle ? (.paused, [.startThreads]) : (phase, [])
         case .pause:
             switch phase {
             case .playing: return (.paused, [.pauseOutput])

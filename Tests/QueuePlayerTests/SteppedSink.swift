@@ -65,6 +65,9 @@ final class SteppedSink: AudioSink {
 
     func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
+    /// Whether the open stream is paused; nil with no stream open.
+    var streamIsPaused: Bool? { stream.withLock { $0?.isPaused } }
+
     /// Waits for the next flush, until `deadline`; false if none came.
     func waitForFlush(until deadline: DispatchTime) -> Bool {
         flushed.wait(timeout: deadline) == .success

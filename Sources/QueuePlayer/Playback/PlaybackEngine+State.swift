@@ -8,7 +8,7 @@ extension PlaybackEngine {
         case idle
         /// Playback is wanted and the output is running.
         case playing
-        /// Playback was started, then paused: the output is paused and keeps what it holds.
+        /// Playback was started (or prerolled), then paused: the output is paused and keeps what it holds.
         case paused
         /// The output failed (the server went away, or was never there): the decoding thread waits, the event
         /// thread reconnects with backoff, and playback then goes on where it was heard, playing if
@@ -238,6 +238,15 @@ extension PlaybackEngine.State {
         case .playing, .shutDown:
             return []
         }
+    }
+
+    /// Playback prepared, not started: the threads start paused, so the first entry and the output open (the
+    /// output paused) and decoding runs ahead; a ``play()`` then only resumes the output. After the first play or
+    /// preroll, nothing to do.
+    mutating func preroll() -> [Action] {
+        guard phase == .idle else { return [] }
+        phase = .paused
+        return [.startThreads]
     }
 
     /// Playback not wanted: pauses the output, which keeps what it holds. Before the first play, nothing to do.

@@ -191,6 +191,13 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         carryOut(state.withLock { $0.play() })
     }
 
+    /// Opens the first queued entry and the output, paused, and decodes ahead, so that the first ``play()`` is
+    /// heard as soon as the output resumes (the sound server's round trip) instead of after the opening. Nothing is
+    /// heard and no time is reported until then. Does nothing once played or prerolled. Any thread.
+    public func preroll() {
+        carryOut(state.withLock { $0.preroll() })
+    }
+
     /// True between ``play()`` and ``pause()``. Part of ``BackgroundPausable``.
     public var isPlaybackRequested: Bool { state.withLock { $0.isPlaying } }
 

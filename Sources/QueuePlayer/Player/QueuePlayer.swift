@@ -242,6 +242,13 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
+    /// Prepares the first play, as AVPlayer's `preroll(atRate:)` does: the current item and the output open,
+    /// paused, and decoding runs ahead, so that ``play()`` is heard at once. The rate stays 0 and nothing is heard.
+    /// Does nothing once playing has started. Any thread.
+    public func preroll() {
+        command { engine.preroll() }
+    }
+
     /// Sets the rate to 0.
     public func pause() {
         command {
