@@ -24,7 +24,13 @@ package final class PlaybackService: Service {
     private let stateURL: URL
     private let logger: Logger
     private let outcomeStorage = Mutex(Outcome())
-    private let subscriptions = Mutex<Subscriptions?>(nil)
+    private let progress = Mutex(Progress())
+
+    /// How far ``prepare()`` and ``start()`` have gone.
+    private struct Progress: Sendable {
+        var subscriptions: Subscriptions?
+        var isStarted = false
+    }
 
     private struct Subscriptions: Sendable {
         var events: AsyncStream<PlaybackEvent>
@@ -53,14 +59,26 @@ package final class PlaybackService: Service {
     /// How the run ended. Read it after ``run()`` returns.
     package var outcome: Outcome { outcomeStorage.withLock { $0 } }
 
-    /// Subscribes to the player's events and, unless the service was made not to, starts playback. The daemon
-    /// calls it as soon as its control socket is bound, so that the first sound does not wait for the session bus
-    /// and the service group; ``run()`` calls it if nobody did. Only the first call has an effect. Any thread.
-    package func start() {
-        let isFirst = subscriptions.withLock { subscriptions in
-            guard subscriptions == nil else { return false }
-            subscriptions = subscribe()
+    /// Subscribes to the player's events and, if the service starts playback, prerolls (see
+    /// ``QueuePlayer/preroll()``): the daemon calls it while its control socket is still being claimed, so that the
+    /// opening overlaps that, and nothing is heard until ``start()``. Only the first call has an effect. Any thread.
+    package func prepare() {
+        let isFirst = progress.withLock { progress in
+            guard progress.subscriptions == nil else { return false }
+            progress.subscriptions = subscribe()
             return true
+        }
+        if isFirst, startsPlaying { player.preroll() }
+    }
+
+    /// Prepares if that was not done, then, unless the service was made not to, starts playback. The daemon calls
+    /// it as soon as its control socket is bound, so that the first sound does not wait for the session bus and the
+    /// service group; ``run()`` calls it if nobody did. Only the first call has an effect. Any thread.
+    package func start() {
+        prepare()
+        let isFirst = progress.withLock { progress in
+            defer { progress.isStarted = true }
+            return !progress.isStarted
         }
         if isFirst, startsPlaying { player.playUnlessBackgrounded() }
     }
@@ -82,7 +100,7 @@ package final class PlaybackService: Service {
 
     package func run() async throws {
         start()
-        guard let subscriptions = subscriptions.withLock({ $0 }) else { return }
+        guard let subscriptions = progress.withLock({ $0.subscriptions }) else { return }
         defer {
             application.removeObserver(subscriptions.saving)
             player.removeObserver(subscriptions.logging)

@@ -91,6 +91,9 @@ struct DaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger()
+        // Claimed in the background while the rest starts; nothing plays before the claim has succeeded.
+        let server = ControlServer(path: ControlSocketPath.resolve(socket), logger: logger)
+        defer { server.removeSocketFile() }
         let sink: any AudioSink
         do {
             sink = try makeSink(logger: logger)
@@ -117,21 +120,20 @@ struct DaemonCommand: AsyncParsableCommand {
             application.enterBackground()
         }
         controller.onQuit { [player] in player.shutdown() }
-        let server: ControlServer
-        do {
-            server = try await ControlServer(
-                path: ControlSocketPath.resolve(socket), controller: controller, logger: logger)
-        } catch {
-            logger.critical("cannot serve the control socket: \(error)")
-            throw ExitStatus.socketUnavailable
-        }
-        defer { server.removeSocketFile() }
         let service = PlaybackService(
             player: player, controller: controller, application: application, startsPlaying: !restored || resume,
             exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)
-        // Sound first: the socket is bound (so a second daemon has exited without a sound), the bus can follow.
+        // Sound first: the first item and the output open (paused) while the socket's claim completes; once it
+        // has (so a second daemon exits without a sound), playback starts, and the bus follows.
+        service.prepare()
+        do {
+            try await server.serve(controller)
+        } catch {
+            logger.critical("cannot serve the control socket: \(error)")
+            throw ExitStatus.socketUnavailable
+        }
         service.start()
         var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
         serviceConfiguration.successTerminationBehavior = .gracefullyShutdownGroup

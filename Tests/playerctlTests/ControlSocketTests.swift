@@ -70,6 +70,9 @@ struct ControlSocketTests {
         #expect(second.status == 3)
         #expect(second.standardError.contains("another playerctl daemon (pid"))
         #expect(second.standardError.contains(socket))
+        // The refused daemon leaves the first one's socket alone.
+        #expect(FileManager.default.fileExists(atPath: socket))
+        #expect(await control(socket, "status").status == 0)
 
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import QueuePlayerControl
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's control socket: a Unix domain socket (mode 0600; connections from other users are refused) that
 /// takes one JSON request per line and answers each with one JSON line; a `subscribe` request turns the connection
@@ -20,16 +21,51 @@ package final class ControlServer: Service {
     package static let maximumLineLength = 64 * 1024
 
     package let path: String
-    private let controller: PlayerController
     private let logger: Logger
-    private let serverChannel: any Channel
+    /// Completed by ``serve(_:)``: connections accepted before then wait for it.
+    private let controllerPromise: EventLoopPromise<PlayerController>
+    /// The bound server channel, claimed in the background from `init` on.
+    private let binding: Task<any Channel, any Error>
+    /// True once the socket file at `path` is this server's to remove.
+    private let ownsSocketFile = Atomic(false)
 
-    /// Binds the socket at `path`. Throws, naming the process, if another daemon already serves it; a stale socket
-    /// file left by a daemon that died is replaced.
-    package init(path: String, controller: PlayerController, logger: Logger) async throws {
+    /// Starts claiming the socket at `path` in the background and returns at once, so that the daemon's other
+    /// start-up work (the sound server, the state store) overlaps it; ``serve(_:)`` waits for the claim. A stale
+    /// socket file left by a daemon that died is replaced. Any thread.
+    package init(path: String, logger: Logger) {
         self.path = path
-        self.controller = controller
         self.logger = logger
+        let controllerPromise = ControlEventLoop.group.next().makePromise(of: PlayerController.self)
+        self.controllerPromise = controllerPromise
+        binding = Task {
+            try await Self.bind(path: path, controller: controllerPromise.futureResult, logger: logger)
+        }
+    }
+
+    deinit {
+        // Connections still waiting for a controller that never came are closed.
+        controllerPromise.fail(ControlError("the daemon stopped before it served its control socket"))
+    }
+
+    /// Waits until the socket is bound, then answers its connections (those that waited included) with
+    /// `controller`. Throws, naming the process, if another daemon already serves the socket, or if it cannot be
+    /// bound. Call once.
+    package func serve(_ controller: PlayerController) async throws {
+        do {
+            _ = try await binding.value
+        } catch {
+            controllerPromise.fail(error)
+            throw error
+        }
+        ownsSocketFile.store(true, ordering: .releasing)
+        controllerPromise.succeed(controller)
+        logger.info("control socket at \(path)")
+    }
+
+    /// Binds the socket at `path`, each connection's handlers waiting for `controller`.
+    private static func bind(
+        path: String, controller: EventLoopFuture<PlayerController>, logger: Logger
+    ) async throws -> any Channel {
         try ControlSocketPath.prepareFolder(for: path)
         if FileManager.default.fileExists(atPath: path) {
             if let pid = await Self.runningDaemon(at: path) {
@@ -39,35 +75,44 @@ package final class ControlServer: Service {
             }
             try FileManager.default.removeItem(atPath: path)
         }
-        let previousMask = umask(0o177)
-        defer { umask(previousMask) }
-        let logger = logger
-        serverChannel = try await ServerBootstrap(group: ControlEventLoop.group)
+        let channel = try await ServerBootstrap(group: ControlEventLoop.group)
             .serverChannelOption(.backlog, value: Self.backlog)
             .childChannelInitializer { channel in
-                Self.peerUserID(of: channel).flatMapThrowing { uid in
+                Self.peerUserID(of: channel).flatMap { uid in
                     guard uid == getuid() else {
                         logger.warning("refused a control connection from uid \(uid)")
-                        throw ControlError("peer uid \(uid) is not this user")
+                        return channel.eventLoop.makeFailedFuture(ControlError("peer uid \(uid) is not this user"))
                     }
+                    return controller.hop(to: channel.eventLoop)
+                }.flatMapThrowing { controller in
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),
                         ControlConnectionHandler(controller: controller))
                 }
             }
             .bind(unixDomainSocketPath: path).get()
-        logger.info("control socket at \(path)")
+        // Made private after the bind rather than by the umask, which is the whole process's and would also apply to
+        // the files the rest of the start-up creates meanwhile. Until then the uid check above refuses others.
+        guard chmod(path, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? await channel.close()
+            try? FileManager.default.removeItem(atPath: path)
+            throw ControlError("cannot make \(path) private (mode 0600): \(reason)")
+        }
+        return channel
     }
 
     /// Serves connections until graceful shutdown, then closes the socket and removes its file.
     package func run() async throws {
         try? await gracefulShutdown()
-        try? await serverChannel.close()
+        try? await binding.value.close()
         removeSocketFile()
     }
 
-    /// Removes the socket file (after the service group ended).
+    /// Removes the socket file (after the service group ended), if ``serve(_:)`` found it bound by this server: a
+    /// socket another daemon serves is never removed. Any thread.
     package func removeSocketFile() {
+        guard ownsSocketFile.load(ordering: .acquiring) else { return }
         try? FileManager.default.removeItem(atPath: path)
     }
 
