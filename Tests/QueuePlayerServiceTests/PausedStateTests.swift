@@ -45,33 +45,51 @@ struct PausedStateTests {
 
     @Test("stop reports Stopped, still naming the item; play starts it again from its beginning")
     func stopThenPlay() async throws {
-        let service = try ServiceHarness(pacing: .realTime)
+        // Audio time moves only as the test renders: 0.2 s into the first item, however loaded the machine.
+        let sink = SteppedSink()
+        let service = try ServiceHarness(sink: sink)
         let ids = service.add("join-1", "join-2")
         service.run(.play)
-        _ = await service.waitFor { $0.status == "Playing" && $0.position > 0.1 }
+        try sink.render(frames: 8_820, deadline: .now() + 10) { _, _ in }
+        let playing = await service.waitFor { $0.status == "Playing" && $0.position > 0 }
+        #expect(playing?.current?.id == ids[0])
+        #expect(abs((playing?.position ?? 0) - 0.2) < 0.001)
+
+        // The stop's restart takes effect when the decoding thread flushes what it decoded ahead; until then the
+        // ring still holds what followed 0.2 s. Flushes of the first play, if any, are not the stop's.
+        while sink.waitForFlush(until: .now()) {}
         let stopped = try #require(service.run(.stop).state)
         #expect(stopped.status == "Stopped")
         #expect(stopped.current?.id == ids[0])
         #expect(stopped.position == 0)
+
+        #expect(sink.waitForFlush(until: .now() + 10), "the stop's restart was carried out")
         service.run(.play)
-        let playing = await service.waitFor { $0.status == "Playing" && $0.current?.id == ids[0] }
-        #expect(playing != nil)
+        var heard: [Float] = []
+        try sink.render(frames: 4_410, deadline: .now() + 10) { samples, _ in heard += samples }
+        let reference = try Fixtures.referenceFloat("join-1")
+        #expect(sampleDifference(heard, Array(reference.prefix(heard.count))) == nil)
+        let restarted = await service.waitFor { $0.status == "Playing" && $0.position > 0 }
+        #expect(restarted?.current?.id == ids[0])
     }
 
     @Test("paused on the second item after playing, `position 1-` then `previous` is Paused on the first item")
     func pausedOnSecondItemThenPrevious() async throws {
-        let service = try ServiceHarness(pacing: .realTime)
+        let sink = SteppedSink()
+        let service = try ServiceHarness(sink: sink)
         let ids = service.add("id3v24-multi", "join-1", "join-2")
         service.run(.position(2.5, relative: false))
         service.run(.play)
-        _ = await service.waitFor { $0.current?.id == ids[1] }
+        // The last 0.5 s of the first item, then 1.2 s of the second.
+        try sink.render(frames: 22_050 + 52_920, deadline: .now() + 10) { _, _ in }
+        _ = await service.waitFor { $0.current?.id == ids[1] && $0.position > 1.1 }
         let paused = try #require(service.run(.pause).state)
         #expect(paused.current?.id == ids[1])
+        #expect(abs(paused.position - 1.2) < 0.001)
         let rewound = try #require(service.run(.position(-1, relative: true)).state)
         #expect(rewound.status == "Paused")
         #expect(rewound.current?.id == ids[1])
-        // The real-time sink may finish the period it was rendering (23 ms) after the pause.
-        #expect(abs(rewound.position - max(0, paused.position - 1)) < 0.03, "paused at \(paused.position)")
+        #expect(abs(rewound.position - 0.2) < 0.001)
 
         let previous = try #require(service.run(.previous).state)
         #expect(previous.status == "Paused")

@@ -15,11 +15,17 @@ final class ServiceHarness: Sendable {
     let events: AsyncStream<PlaybackEvent>
     private let feeding: Task<Void, Never>
 
-    init(pacing: NullSink.Pacing = .unpaced, store: StateStore? = nil) throws {
+    /// A harness playing into a `NullSink` paced as given.
+    convenience init(pacing: NullSink.Pacing = .unpaced, store: StateStore? = nil) throws {
+        try self.init(sink: NullSink(pacing: pacing), store: store)
+    }
+
+    /// A harness playing into `sink`: a `SteppedSink` for a test that must know which frame is heard.
+    init(sink: any AudioSink, store: StateStore? = nil) throws {
         let logger = Logger(label: "test.service")
         let store = try store ?? StateStore()
         let application = Application()
-        player = QueuePlayer(sink: NullSink(pacing: pacing), logger: logger, application: application)
+        player = QueuePlayer(sink: sink, logger: logger, application: application)
         controller = PlayerController(player: player, application: application, store: store, logger: logger)
         self.store = store
         let (events, noted) = AsyncStream.makeStream(of: PlaybackEvent.self)

@@ -6,18 +6,27 @@ import Synchronization
 /// ``render(frames:deadline:into:)``, on the test's thread. What it renders is what is heard (latency 0 between
 /// calls), so a test knows exactly which frame is audible after every step, and a run depends on nothing but the
 /// test's own sequence of calls. Each item plays at its own rate (the stream is drained and reopened at a change).
-final class SteppedSink: AudioSink {
+public final class SteppedSink: AudioSink {
     /// The engine kept the test waiting: it had frames to play by the model and gave none before the deadline.
-    struct Stalled: Error, CustomStringConvertible {
-        var rendered: Int
-        var wanted: Int
-        var stream: String
-        var description: String { "the sink got \(rendered) of \(wanted) frames before the deadline (\(stream))" }
+    public struct Stalled: Error, CustomStringConvertible {
+        /// Frames rendered before the deadline.
+        public var rendered: Int
+        /// Frames the call asked for.
+        public var wanted: Int
+        /// What the stream was doing at the deadline.
+        public var stream: String
+        /// The three above, in a sentence.
+        public var description: String {
+            "the sink got \(rendered) of \(wanted) frames before the deadline (\(stream))"
+        }
     }
 
-    let name = "stepped sink"
-    let outputSampleRate: Int? = nil
-    let flushDropsUnplayedFrames = false
+    /// `stepped sink`.
+    public let name = "stepped sink"
+    /// Nil: each item plays at its own rate.
+    public let outputSampleRate: Int? = nil
+    /// False: a flush keeps what was rendered, as it was heard.
+    public let flushDropsUnplayedFrames = false
 
     private struct Stream {
         var renderer: Renderer
@@ -33,50 +42,50 @@ final class SteppedSink: AudioSink {
     private let periodFrames: Int
 
     /// A sink that renders at most `periodFrames` frames a call into the renderer.
-    init(periodFrames: Int = 1024) {
+    public init(periodFrames: Int = 1024) {
         self.periodFrames = periodFrames
     }
 
-    func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stream.withLock { $0 = Stream(renderer: renderer, format: format, isPaused: paused) }
         changed.signal()
     }
 
-    func setPaused(_ paused: Bool) {
+    public func setPaused(_ paused: Bool) {
         stream.withLock { $0?.isPaused = paused }
         changed.signal()
     }
 
-    func flush() { flushed.signal() }
+    public func flush() { flushed.signal() }
 
     /// Returns at once: what was rendered was heard, and nothing else was handed over.
-    func drain() throws(AudioSinkError) {}
+    public func drain() throws(AudioSinkError) {}
 
-    func resumeAfterEndOfStream() { changed.signal() }
+    public func resumeAfterEndOfStream() { changed.signal() }
 
-    func latencyFrames() -> Int { 0 }
+    public func latencyFrames() -> Int { 0 }
 
-    func stop() {
+    public func stop() {
         stream.withLock { $0 = nil }
         changed.signal()
     }
 
-    func reconnect() throws(AudioSinkError) {}
+    public func reconnect() throws(AudioSinkError) {}
 
-    func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
     /// Whether the open stream is paused; nil with no stream open.
-    var streamIsPaused: Bool? { stream.withLock { $0?.isPaused } }
+    public var streamIsPaused: Bool? { stream.withLock { $0?.isPaused } }
 
     /// Waits for the next flush, until `deadline`; false if none came.
-    func waitForFlush(until deadline: DispatchTime) -> Bool {
+    public func waitForFlush(until deadline: DispatchTime) -> Bool {
         flushed.wait(timeout: deadline) == .success
     }
 
     /// Renders exactly `frames` frames, handing each period's interleaved stereo samples and its sample rate to
     /// `body`, waiting as long as the engine has not written them yet (the stream not started, paused, at its end,
     /// or the ring empty). Throws ``Stalled`` if they have not all come by `deadline`. The test's thread only.
-    func render(
+    public func render(
         frames: Int, deadline: DispatchTime, into body: (UnsafeBufferPointer<Float>, _ sampleRate: Int) throws -> Void
     ) throws {
         var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
