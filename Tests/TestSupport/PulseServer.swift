@@ -32,6 +32,16 @@ public final class PulseServer: Sendable {
         /// in about 1 run of 10 under load). 0 elsewhere.
         public var droppedQuantumAllowance: Int { self == .pipeWire ? 512 : 0 }
 
+        /// A word for the server's folder, one per kind: two kinds of one test run side by side, and a folder
+        /// shared by the plain and the rewinding PulseAudio had both tests' daemons playing into one sink.
+        var folderTag: String {
+            switch self {
+            case .pulseAudio: "pulse"
+            case .rewindingPulseAudio: "pulse-rewinding"
+            case .pipeWire: "pipewire"
+            }
+        }
+
         /// What the script's `start` takes after the folder.
         var startOptions: [String] { self == .rewindingPulseAudio ? ["--rewinds"] : [] }
 
@@ -45,7 +55,7 @@ public final class PulseServer: Sendable {
 
     public init(name: String, kind: Kind = .pulseAudio) async throws {
         self.kind = kind
-        directory = "/tmp/queueplayer-test-\(kind == .pipeWire ? "pipewire" : "pulse")-\(getpid())-\(name)"
+        directory = "/tmp/queueplayer-test-\(kind.folderTag)-\(getpid())-\(name)"
         let result = await Subprocess.run(Self.script(kind), ["start", directory] + kind.startOptions)
         guard result.status == 0 else {
             throw StartError(
