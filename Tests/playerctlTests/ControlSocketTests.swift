@@ -59,8 +59,10 @@ struct ControlSocketTests {
     func socketOwnership() async throws {
         let socket = privateSocket("perm")
         let daemon = try RunningDaemon(["--sink", "null", "--socket", socket, Fixtures.mp3("stereo-44k-5s").path])
-        // Connecting is what shows the socket is there.
-        _ = try await DaemonStates(socket: socket)
+        // The first state told shows the daemon serves the socket, which it does only once the file is private
+        // (a connection may succeed between the bind and the chmod, before anything is answered).
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { _ in true } != nil, "\(states.history)")
         let attributes = try FileManager.default.attributesOfItem(atPath: socket)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let folder = try FileManager.default.attributesOfItem(atPath: (socket as NSString).deletingLastPathComponent)
