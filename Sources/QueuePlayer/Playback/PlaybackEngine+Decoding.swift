@@ -4,9 +4,10 @@ import FoundationEssentials
 extension PlaybackEngine {
     /// The decoding thread writes when at least this many frames are free, so each write is worth its wake-up.
     static let decodeChunkFrames = 4096
-    /// The longest the decoding and event threads wait for a wake-up before looking again on their own. Every change
-    /// they wait for wakes them; this bounds only one that never comes (a paused daemon wakes this seldom).
-    static let idleWaitLimit = DispatchTimeInterval.seconds(10)
+    /// How long the decoding and event threads wait when nothing can change until someone wakes them: for ever.
+    /// Every change they wait for signals a semaphore, whose count keeps a signal that comes before the wait, so
+    /// no wake-up is lost; an idle daemon does not look again on a timer (the "nothing polls").
+    static let untilWoken = DispatchTime.distantFuture
 
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
     /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
@@ -156,7 +157,7 @@ extension PlaybackEngine {
             }
             if renderer.freeFrames < Self.decodeChunkFrames {
                 // Woken by the render that frees the space, or by a restart, a lost output or shutdown.
-                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: .now() + Self.idleWaitLimit)
+                renderer.waitForSpace(frames: Self.decodeChunkFrames, timeout: Self.untilWoken)
                 continue
             }
             var failure: DecoderError?

@@ -45,26 +45,26 @@ extension PlaybackEngine {
     /// Sleeps until ring frame `frame` is likely to be audible. With nothing queued, or paused or suspended (no
     /// frame is heard until play), it sleeps until woken: every change that can make something due wakes it (an
     /// item opened, ended or failed, a restart, an observer added, play, a suspension change, a lost output,
-    /// shutdown), and ``idleWaitLimit`` only bounds a wake-up that never comes. An idle daemon wakes for nothing.
+    /// shutdown). An idle daemon wakes for nothing.
     private func waitForAudibleFrame(_ frame: Int?) {
         let (isHeld, isEmpty) = state.withLock { ($0.phase == .paused || $0.outputIsSuspended, $0.timeline.isEmpty) }
         guard let frame else {
             // An item being decoded has its end to come: looked at again soon. Nothing at all: until woken.
-            let limit = isHeld || isEmpty ? Self.idleWaitLimit : .milliseconds(100)
-            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + limit)
+            let deadline = isHeld || isEmpty ? Self.untilWoken : .now() + .milliseconds(100)
+            renderer.waitUntilRendered(ringFrame: .max, timeout: deadline)
             return
         }
         let rendered = renderer.position.read().ringFrames
         if rendered < frame {
             renderer.waitUntilRendered(
-                ringFrame: frame, timeout: .now() + (isHeld ? Self.idleWaitLimit : .milliseconds(250)))
+                ringFrame: frame, timeout: isHeld ? Self.untilWoken : .now() + .milliseconds(250))
             return
         }
         // Rendered but still in the sink's buffer: sleep for the part of the latency that is left. Paused or
         // suspended, none of it is heard until play: waiting what is left of the latency, a few frames, over and
         // over, spun at 336 wake-ups a second.
         guard !isHeld else {
-            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + Self.idleWaitLimit)
+            renderer.waitUntilRendered(ringFrame: .max, timeout: Self.untilWoken)
             return
         }
         let rate = status().current?.format.sampleRate ?? 44_100

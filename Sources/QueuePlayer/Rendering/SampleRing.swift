@@ -83,8 +83,8 @@ final class SampleRing: @unchecked Sendable {
     }
 
     /// Converts up to `destination.count - offset` readable samples, multiplied by `gain`, into `destination` from
-    /// `offset` on, and releases them to the producer. Consumer thread only; a plain loop over both buffers, which
-    /// the compiler vectorises, with no allocation. A gain of 1 changes no bit. Returns the samples consumed.
+    /// `offset` on, and releases them to the producer. Consumer thread only; no allocation. A gain of 1 changes no
+    /// bit. Returns the samples consumed.
     func read<Sample: PCMSample>(into destination: inout MutableSpan<Sample>, from offset: Int, gain: Float) -> Int {
         let read = readIndex.load(ordering: .relaxed)
         let count = min(destination.count - offset, writeIndex.load(ordering: .acquiring) - read)
@@ -93,11 +93,21 @@ final class SampleRing: @unchecked Sendable {
         let first = min(count, capacity - start)
         destination.withUnsafeMutableBufferPointer { output in
             let target = output.baseAddress! + offset
-            for index in 0..<first { target[index] = Sample(decoded: storage[start + index] * gain) }
-            for index in first..<count { target[index] = Sample(decoded: storage[index - first] * gain) }
+            Self.convert(storage + start, into: target, count: first, gain: gain)
+            Self.convert(storage, into: target + first, count: count - first, gain: gain)
         }
         readIndex.store(read + count, ordering: .releasing)
         return count
+    }
+
+    /// `target[i] = Sample(source[i] * gain)` for `i` in `0..<count`. Both pointers are offset once, outside the loop,
+    /// so its indices cannot overflow and the compiler vectorises it (with an index sum inside, its overflow check
+    /// kept the loop scalar: 6.6% of the CPU of an unpaced decode).
+    @inline(__always)
+    private static func convert<Sample: PCMSample>(
+        _ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Sample>, count: Int, gain: Float
+    ) {
+        for index in 0..<count { target[index] = Sample(decoded: source[index] * gain) }
     }
 
     /// Drops readable samples up to index `target` (never past what was written). Consumer thread only.
