@@ -45,9 +45,16 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Sets the closure told `true` when the server suspends the device the stream plays on, and `false` when it
     /// plays again. Called on a thread of the sink's, which the handler must not call back into.
     func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void)
+    /// Sets the closure told each time the sink learns anew where its listener stands (a sound server's timing
+    /// report): a ``latencyFrames()`` that stood still, because the stream had not yet started or been reported
+    /// playing, may move from then on. Called on a thread of the sink's, which the handler must not call back into.
+    func setTimingHandler(_ handler: @escaping @Sendable () -> Void)
 }
 
 extension AudioSink {
     /// A sink whose device is never suspended (an in-process sink) never calls the handler.
     public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
+
+    /// A sink whose latency changes only as it renders has no reports to tell of: it never calls the handler.
+    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {}
 }

@@ -43,6 +43,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var serverIsPipeWire = false
     private var failureHandler: (@Sendable (AudioSinkError) -> Void)?
     private var suspensionHandler: (@Sendable (Bool) -> Void)?
+    private var timingHandler: (@Sendable () -> Void)?
     /// The server has suspended the sink the stream plays on: nothing is read, the listener does not move on.
     private var isSuspended = false
     /// When the suspension was seen: a timing report taken before it is carried forward to then, and no further.
@@ -291,6 +292,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             stream,
             { stream, userdata in
                 Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().timingReported(stream!)
+            }, userdata)
+        pa_stream_set_started_callback(
+            stream,
+            { stream, userdata in
+                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStarted(stream!)
             }, userdata)
         self.stream = stream
         isSuspended = false
@@ -563,6 +569,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_stream_set_suspended_callback(stream, nil, nil)
         pa_stream_set_moved_callback(stream, nil, nil)
         pa_stream_set_latency_update_callback(stream, nil, nil)
+        pa_stream_set_started_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
         self.stream = nil
@@ -580,6 +587,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         suspensionHandler = handler
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    /// The handler is told of every timing report, on libpulse's thread with its lock held: it must hand the news
+    /// on, not call the sink.
+    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
+        pa_threaded_mainloop_lock(mainloop)
+        timingHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
     }
 
@@ -645,9 +660,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         lastTiming = timing.pointee
     }
 
-    /// A timing report arrived: kept, and a change of suspension waiting for it is told. Lock held.
+    /// A timing report arrived: kept, the timing handler told, and a change of suspension waiting for it is told.
+    /// Lock held.
     private func timingReported(_ stream: OpaquePointer) {
         keepTiming(stream)
+        timingHandler?()
         if !failureReported, let suspended = suspensionAwaitingReport {
             suspensionAwaitingReport = nil
             if !suspended {
@@ -656,6 +673,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             suspensionHandler?(suspended)
         }
+    }
+
+    /// The server started playing the stream (its prebuffer was full, or it had run dry and was refilled): until a
+    /// report says so, the listener's position stands still, so one is asked for now rather than at the next tick of
+    /// the timing timer. Lock held.
+    private func streamStarted(_ stream: OpaquePointer) {
+        guard lostAt == nil, !failureReported else { return }
+        requestFreshTiming(stream)
     }
 
     private func contextStateChanged() {

@@ -5,6 +5,8 @@ extension PlaybackEngine {
     /// queue has been decoded and heard, it drains the sink and posts ``PlaybackEvent/queueFinished``.
     func runEvents() {
         var previousAudible = -1
+        /// When the audible estimate last moved.
+        var movedAt = DispatchTime.now()
         var backoff = ReconnectBackoff()
         while !isShuttingDown {
             if recoverOutputIfLost(&backoff) { continue }
@@ -17,6 +19,8 @@ extension PlaybackEngine {
                 post(change)
             }
             let audible = audibleFrame()
+            let now = DispatchTime.now()
+            if audible != previousAudible { movedAt = now }
             defer { previousAudible = audible }
             let (due, nextFrame, nextObserverFrame, queueDone) = state.withLock { state in
                 let due = state.dueDeliveries(audibleFrame: audible)
@@ -38,15 +42,18 @@ extension PlaybackEngine {
                 _ = drainOutput()
                 continue
             }
-            waitForAudibleFrame([nextFrame, nextObserverFrame].compactMap { $0 }.min())
+            waitForAudibleFrame(
+                [nextFrame, nextObserverFrame].compactMap { $0 }.min(), audible: audible,
+                stillForNanoseconds: now.uptimeNanoseconds - movedAt.uptimeNanoseconds)
         }
     }
 
     /// Sleeps until ring frame `frame` is likely to be audible. With nothing queued, or paused or suspended (no
     /// frame is heard until play), it sleeps until woken: every change that can make something due wakes it (an
     /// item opened, ended or failed, a restart, an observer added, play, a suspension change, a lost output,
-    /// shutdown). An idle daemon wakes for nothing.
-    private func waitForAudibleFrame(_ frame: Int?) {
+    /// shutdown). An idle daemon wakes for nothing. `audible` is the estimate just read, which has not moved for
+    /// `stillForNanoseconds`.
+    private func waitForAudibleFrame(_ frame: Int?, audible: Int, stillForNanoseconds: UInt64) {
         let (isHeld, isEmpty) = state.withLock { ($0.phase == .paused || $0.outputIsSuspended, $0.timeline.isEmpty) }
         guard let frame else {
             // An item being decoded has its end to come: looked at again soon. Nothing at all: until woken.
@@ -68,9 +75,37 @@ extension PlaybackEngine {
             return
         }
         let rate = status().current?.format.sampleRate ?? 44_100
+        if stillForNanoseconds >= UInt64(2 * 1_000_000_000 / rate) {
+            waitForTimingReport(unlessMovedFrom: audible)
+            return
+        }
         let framesLeft = max(1, frame - audibleFrame())
         let wait = min(250_000, framesLeft * 1_000_000 / rate)
         renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .microseconds(wait))
+    }
+
+    /// The estimate stood still for two frames' time while playing: the sink is not carrying its latency forward in
+    /// time (a stream still filling its prebuffer, or not yet reported playing), so a wait on the clock would wake
+    /// every few microseconds for nothing (300 times at each start, measured). Sleeps until the sink's next timing
+    /// report, or any change that wakes the thread; a sink that never reports is looked at again after
+    /// ``stalledEstimateTimeout``.
+    private func waitForTimingReport(unlessMovedFrom audible: Int) {
+        // Asked for before looking again: a report that lands between the look and the wait still wakes it.
+        timingReportAwaited.store(true, ordering: .sequentiallyConsistent)
+        if audibleFrame() == audible {
+            renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + Self.stalledEstimateTimeout)
+        }
+        timingReportAwaited.store(false, ordering: .releasing)
+    }
+
+    /// How long a standing estimate waits for a timing report before it is looked at again anyway.
+    static let stalledEstimateTimeout = DispatchTimeInterval.milliseconds(50)
+
+    /// A timing report from the sink: wakes the event thread if it waits for one.
+    func timingReported() {
+        if timingReportAwaited.exchange(false, ordering: .acquiringAndReleasing) {
+            renderer.wakeProgressWaiter()
+        }
     }
 
     /// What the event thread hands out, in the order it was heard.

@@ -51,6 +51,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// While the output is lost, the ring frame heard when it went away (what ``audibleFrame()`` reports); -1
     /// otherwise.
     let frameHeardAtLoss = Atomic<Int>(-1)
+    /// The event thread waits for the sink's next timing report (its estimate of what is heard stands still).
+    let timingReportAwaited = Atomic<Bool>(false)
     /// Told each event before ``events`` is, on the thread that posts it, and before any observer time heard after
     /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
     let eventListener = Mutex<EventListener?>(nil)
@@ -83,6 +85,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
             state.withLock { $0.outputSuspensionChanged(suspended) }
             renderer.wakeProgressWaiter()
         }
+        sink.setTimingHandler { [weak self] in self?.timingReported() }
     }
 
     /// Opens `url` as it will play: through a ``ResampledDecoder`` when the sink plays one rate
