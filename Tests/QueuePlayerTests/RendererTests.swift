@@ -42,6 +42,25 @@ struct RendererTests {
         #expect(Int16(decoded: 0.5 / 32_768) == 0)
         #expect(Int16(decoded: 1.5 / 32_768) == 2)
         #expect(Int16(decoded: -2.5 / 32_768) == -2)
+        #expect(Int16(decoded: .nan) == 32_767)
+    }
+
+    @Test("16-bit conversion equals rounding half to even then clamping, at every tie and integer from -1.25 to 1.25")
+    func int16ConversionAgainstReference() {
+        func reference(_ decoded: Float) -> Int16 {
+            let scaled = (decoded * 32768).rounded(.toNearestOrEven)
+            return scaled >= 32767 ? .max : (scaled <= -32768 ? .min : Int16(scaled))
+        }
+        // Each half step of the 16-bit scale (every tie and every integer, past both bounds) and the Floats either
+        // side of it: where a rounding that is not half to even, or a clamp in the wrong place, would differ.
+        var mismatches: [Float] = []
+        for halfStep in -81_920...81_920 {
+            let point = Float(halfStep) / 65_536
+            for value in [point.nextDown, point, point.nextUp] where Int16(decoded: value) != reference(value) {
+                mismatches.append(value)
+            }
+        }
+        #expect(mismatches.isEmpty)
     }
 
     @Test("frames come out in order and exactly once, across the ring's wrap-around")

@@ -18,9 +18,20 @@ extension Int16: PCMSample {
     /// 0.
     public static var silence: Int16 { 0 }
     /// Rounds `decoded × 32768` half to even and clamps, exactly as libmpg123 makes its own 16-bit output, so the
-    /// 16-bit stream equals `mpg123 -w`'s bit for bit.
+    /// 16-bit stream equals `mpg123 -w`'s bit for bit. A NaN becomes `.max` instead of trapping.
+    ///
+    /// Written so that a loop of conversions vectorises: `rounded(.toNearestOrEven)` is a call to libm's `rintf` on
+    /// baseline x86-64, one per sample (a fifth of the render thread's CPU). The value is clamped first (rounding
+    /// commutes with a clamp to integer bounds), then 1.5 × 2^23 is added: in [2^23, 2^24) a Float's unit in the
+    /// last place is 1, so the addition itself rounds half to even, and the integer is the low bits of the sum.
     @inline(__always) public init(decoded: Float) {
-        let scaled = (decoded * 32768).rounded(.toNearestOrEven)
-        self = scaled >= 32767 ? .max : (scaled <= -32768 ? .min : Int16(scaled))
+        var scaled = decoded * 32768
+        scaled = scaled < 32767 ? scaled : 32767
+        scaled = scaled > -32768 ? scaled : -32768
+        let biased = Int32(bitPattern: (scaled + Self.roundingBias).bitPattern)
+        self = Int16(truncatingIfNeeded: biased &- Int32(bitPattern: Self.roundingBias.bitPattern))
     }
+
+    /// 1.5 × 2^23: see ``init(decoded:)``.
+    @usableFromInline static let roundingBias: Float = 12_582_912
 }
