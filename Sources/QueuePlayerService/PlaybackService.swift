@@ -36,6 +36,7 @@ package final class PlaybackService: Service {
         var events: AsyncStream<PlaybackEvent>
         var saving: LifecycleObserverToken
         var logging: ObserverToken
+        var checkpointing: ObserverToken
     }
 
     /// `terminal` is where the status line may be drawn (nil: never); `stateURL` is where the state is saved on
@@ -84,18 +85,26 @@ package final class PlaybackService: Service {
     }
 
     /// The event stream and observers the run needs, taken before anything plays so that no event is missed.
+    ///
+    /// The position is saved once a second of the item's time while it plays, and at every start, pause and seek
+    /// (a SIGKILL loses at most a second): a periodic time observer is called only while the position moves, so a
+    /// paused, stopped or waiting daemon does not wake for it. It shares its queue with the background log, whose
+    /// calls fall due at the same moments, so that one wake-up serves both.
     private func subscribe() -> Subscriptions {
         let events = player.playbackEvents()
         let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
+        let ticks = DispatchQueue(label: "queueplayer.position-ticks")
         let logging = player.addPeriodicTimeObserver(
-            forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000),
-            queue: DispatchQueue(label: "queueplayer.background-log")
+            forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000), queue: ticks
         ) { [self] time in
             if application.applicationState == .background {
                 logger.info("App is backgrounded. Time is: \(fixedDecimals(time.seconds, places: 2))")
             }
         }
-        return Subscriptions(events: events, saving: saving, logging: logging)
+        let checkpointing = player.addPeriodicTimeObserver(
+            forInterval: MediaTime(seconds: 1, preferredTimescale: 1), queue: ticks
+        ) { [controller] _ in controller.checkpoint() }
+        return Subscriptions(events: events, saving: saving, logging: logging, checkpointing: checkpointing)
     }
 
     package func run() async throws {
@@ -104,6 +113,7 @@ package final class PlaybackService: Service {
         defer {
             application.removeObserver(subscriptions.saving)
             player.removeObserver(subscriptions.logging)
+            player.removeObserver(subscriptions.checkpointing)
         }
         // Saved once playback is under way, so that writing the store does not delay the first sound.
         controller.saveAll()
@@ -112,7 +122,6 @@ package final class PlaybackService: Service {
                 if terminal != nil {
                     group.addTask { await self.drawStatusLine() }
                 }
-                group.addTask { await self.tellPositionEverySecond() }
                 await reportEvents(subscriptions.events)
                 group.cancelAll()
             }
@@ -159,21 +168,6 @@ package final class PlaybackService: Service {
                 // The engine said so in the log, and reconnects by itself; commands still work meanwhile.
                 break
             }
-        }
-    }
-
-    /// Once a second while the position moves, it is saved (a SIGKILL loses at most that) and subscribers see it.
-    /// Paused, stopped, or waiting (nothing queued, no output), it sleeps until playback goes on: an idle daemon
-    /// does not wake for it.
-    private func tellPositionEverySecond() async {
-        for await status in player.values(of: \.timeControlStatus) where status == .playing {
-            while !Task.isCancelled, player.timeControlStatus == .playing {
-                try? await Task.sleep(for: .seconds(1))
-                guard player.timeControlStatus == .playing else { break }
-                controller.checkpoint()
-                controller.broadcast()
-            }
-            if Task.isCancelled { return }
         }
     }
 

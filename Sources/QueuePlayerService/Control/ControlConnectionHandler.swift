@@ -20,6 +20,10 @@ final class ControlConnectionHandler: ChannelInboundHandler {
     /// Writes state events to a subscribed connection.
     private var subscription: Task<Void, Never>?
 
+    /// A subscription gets a snapshot at least this often (seconds of the item's time) while playing, as the protocol
+    /// promises, and more often when it asks for a shorter interval.
+    static let longestPositionInterval = 1.0
+
     init(controller: PlayerController) {
         self.controller = controller
     }
@@ -49,8 +53,9 @@ final class ControlConnectionHandler: ChannelInboundHandler {
             write(ControlReply(id: id, ok: true), context: context)
             guard subscription == nil else { return }
             let (channel, controller) = (context.channel, controller)
+            let positionInterval = min(interval ?? Self.longestPositionInterval, Self.longestPositionInterval)
             subscription = Task {
-                for await snapshot in controller.changes(positionInterval: interval) {
+                for await snapshot in controller.changes(positionInterval: positionInterval) {
                     let event = ControlServer.encode(ControlReply(event: "state", state: snapshot))
                     do {
                         try await channel.writeAndFlush(event)

@@ -212,10 +212,11 @@ package final class PlayerController: Sendable {
         return Shown(entry: entry, item: item, time: player.currentTime())
     }
 
-    /// The snapshots from now on: one at once, then one after every change (and every second while playing). With
-    /// `positionInterval` (seconds), also one at every multiple of it in the item's time while playing, and at
-    /// pause, play and seek: for progress bars, and for tests that follow playback closely. Those come from a
-    /// periodic time observer, so they cost nothing while paused and stop when the stream's consumer goes.
+    /// The snapshots from now on: one at once, then one after every change. With `positionInterval` (seconds), also
+    /// one at every multiple of it in the item's time while playing, and at pause, play and seek: for progress bars,
+    /// and for tests that follow playback closely. Those come from a periodic time observer, so they cost nothing
+    /// while paused, and a subscriber that does not ask for them (MPRIS, whose Position is read when asked for and
+    /// never signalled) is not woken as the position moves. They stop when the stream's consumer goes.
     package func changes(positionInterval: Double? = nil) -> AsyncStream<PlayerSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PlayerSnapshot.self, bufferingPolicy: .bufferingNewest(16))

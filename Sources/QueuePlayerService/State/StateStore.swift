@@ -120,13 +120,15 @@ package final class StateStore: Sendable {
     package func checkpoint(
         positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, isPlaying: Bool
     ) throws {
-        try database.write { database in
-            try database.execute(
+        // One statement, compiled once and kept: it runs every second while playing. On its own it is a
+        // transaction (SQLite's autocommit), so GRDB's BEGIN and COMMIT around it would only add two statements.
+        try database.writeWithoutTransaction { database in
+            try database.cachedStatement(
                 sql: """
                     UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
                     wasPlaying = ? WHERE id = 1
-                    """,
-                arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, isPlaying])
+                    """
+            ).execute(arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, isPlaying])
         }
     }
 
