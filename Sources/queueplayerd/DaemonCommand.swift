@@ -9,10 +9,16 @@ import ServiceLifecycle
 
 /// `queueplayerd`, which `playerctl daemon` runs (exec, same process): plays files and folders in order, headless,
 /// until stopped.
+///
+/// Declared as the `daemon` command of `playerctl` (ArgumentParser's `_superCommandName`, for a command installed as
+/// an executable of its own): help and errors name `playerctl daemon`, and the parser does not first try the
+/// arguments as a request for a completion script, which `playerctl` itself answers (that try built two argument
+/// sets and cost 2 ms of every start).
 @main
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "playerctl daemon",
+        commandName: "daemon",
+        _superCommandName: "playerctl",
         abstract: "Run the player service and play ITEMs in order.",
         discussion: """
             Files play in the order given; a folder contributes its MP3 files in name order. Items join with no \
@@ -30,10 +36,26 @@ struct DaemonCommand: AsyncParsableCommand {
             """
     )
 
-    /// Sets up the allocator before anything else runs, then runs the daemon.
+    /// Sets up the allocator before anything else runs, then parses the arguments and runs the daemon. An error or
+    /// a request for help is reported as ArgumentParser's `exit(withError:)` does, except that the hint after a usage
+    /// error names the command as it is typed: ArgumentParser spells it without the super-command.
     static func main() async {
         FreedMemory.configureAllocator()
-        await main(nil)
+        do {
+            var command = try parseAsRoot()
+            if var daemon = command as? DaemonCommand {
+                try await daemon.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let hint = "See '\(configuration.commandName ?? "daemon") "
+            let text = fullMessage(for: error).replacing(hint, with: "See 'playerctl daemon ", maxReplacements: 1)
+            let line = text.isEmpty ? "" : text + "\n"
+            _ = line.withCString { write(code == .success ? STDOUT_FILENO : STDERR_FILENO, $0, strlen($0)) }
+            Glibc.exit(code.rawValue)
+        }
     }
 
     /// Where the audio goes.
@@ -135,14 +157,16 @@ struct DaemonCommand: AsyncParsableCommand {
             throw ExitStatus.socketUnavailable
         }
         service.start()
-        var serviceConfiguration = ServiceGroupConfiguration.ServiceConfiguration(service: service)
-        serviceConfiguration.successTerminationBehavior = .gracefullyShutdownGroup
+        // Each service is named here: without a name, the group names it `"\(service)"`, a reflection of the type
+        // whose protocol-conformance lookups took 0.7 ms of every start.
         let lifecycleService = ProcessLifecycle(application: application, terminal: terminal, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            serviceConfiguration, .init(service: lifecycleService), .init(service: server),
+            .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "playback"),
+            .init(service: lifecycleService, serviceName: "process lifecycle"),
+            .init(service: server, serviceName: "control socket"),
         ]
         if let bus = MPRISBus.start(controller: controller, logger: logger) {
-            services.append(.init(service: MPRISService(bus: bus, controller: controller)))
+            services.append(.init(service: MPRISService(bus: bus, controller: controller), serviceName: "MPRIS"))
         }
         let group = ServiceGroup(
             configuration: .init(
