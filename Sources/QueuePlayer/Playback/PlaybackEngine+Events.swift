@@ -63,8 +63,9 @@ extension PlaybackEngine {
         }
         let rendered = renderer.position.read().ringFrames
         if rendered < frame {
-            renderer.waitUntilRendered(
-                ringFrame: frame, timeout: isHeld ? Self.untilWoken : .now() + .milliseconds(250))
+            // The render that reaches `frame` wakes it (as does every change above); a timeout would only wake it
+            // to look again (4 times a second while waiting for the next second's observer time, before).
+            renderer.waitUntilRendered(ringFrame: frame, timeout: Self.untilWoken)
             return
         }
         // Rendered but still in the sink's buffer: sleep for the part of the latency that is left. Paused or
@@ -79,8 +80,9 @@ extension PlaybackEngine {
             waitForTimingReport(unlessMovedFrom: audible)
             return
         }
+        // At most a second: a later timing report may have moved the estimate (the sink's buffer holds 0.3 s).
         let framesLeft = max(1, frame - audibleFrame())
-        let wait = min(250_000, framesLeft * 1_000_000 / rate)
+        let wait = min(1_000_000, framesLeft * 1_000_000 / rate)
         renderer.waitUntilRendered(ringFrame: .max, timeout: .now() + .microseconds(wait))
     }
 
