@@ -144,7 +144,9 @@ public final class NullSink: AudioSink {
             record(buffer, frameCount: result.frameCount)
             framesInFlight.store(0, ordering: .releasing)
             if pacing == .unpaced, result.frameCount == 0, !result.reachedEndOfStream {
-                renderer.waitForFrames(timeout: .now() + .milliseconds(100))
+                // A batch of half the ring: the decoding thread fills it in several writes, and wakes this thread
+                // once (a 300 s decode: 800 wake-ups instead of 3,200).
+                renderer.waitForFrames(minimumFrames: renderer.capacityFrames / 2, timeout: .now() + .milliseconds(100))
                 continue
             }
             if result.reachedEndOfStream {

@@ -2,11 +2,18 @@ import Dispatch
 import FoundationEssentials
 
 extension PlaybackEngine {
-    /// The decoding thread writes once half the ring is free, and then fills it: a write every 0.37 s with the
-    /// default ring, each decoding about 14 MP3 frames with libmpg123's tables still in the cache. (At 4,096 frames
-    /// it woke 11 times a second, and 30 s of playing cost the thread 47 ms where decoding them at once takes 20.)
-    /// Half a ring still decoded ahead, plus the sink's own buffer, covers a slow disk.
-    var decodeChunkFrames: Int { renderer.ring.capacity / Renderer.channelCount / 2 }
+    /// Once the ring is full, the decoding thread sleeps until half of it is free, then fills it again: it wakes
+    /// every 0.37 s with the default ring, and each time decodes about 14 MP3 frames with libmpg123's tables still
+    /// in the cache. (Woken for every 4,096 frames, 11 times a second, it spent 47 ms on 30 s of playing where
+    /// decoding them at once takes 20.) Half a ring still decoded ahead, plus the sink's own buffer, covers a slow
+    /// disk.
+    var refillFrames: Int { renderer.ring.capacity / Renderer.channelCount / 2 }
+
+    /// The most frames one write publishes once the stream is under way: a refill is published as it goes, so that
+    /// a sink that has drained the ring (an unpaced one) does not wait for the whole refill. The first write after
+    /// the stream's end was marked (a start, a restart) fills all it can, because the sink resumes after it: a
+    /// server asks for its whole buffer at once, and a smaller first write was heard as a gap.
+    static let writeFrames = 4096
     /// How long the decoding and event threads wait when nothing can change until someone wakes them: for ever.
     /// Every change they wait for signals a semaphore, whose count keeps a signal that comes before the wait, so
     /// no wake-up is lost; an idle daemon does not look again on a timer (the "nothing polls").
@@ -158,13 +165,13 @@ extension PlaybackEngine {
             if state.withLock({ $0.restart != nil }) {
                 return .interrupted
             }
-            if renderer.freeFrames < decodeChunkFrames {
+            if renderer.freeFrames < Self.writeFrames {
                 // Woken by the render that frees the space, or by a restart, a lost output or shutdown.
-                renderer.waitForSpace(frames: decodeChunkFrames, timeout: Self.untilWoken)
+                renderer.waitForSpace(frames: refillFrames, timeout: Self.untilWoken)
                 continue
             }
             var failure: DecoderError?
-            let written = renderer.write { span in
+            let written = renderer.write(maximumFrames: endIsMarked ? .max : Self.writeFrames) { span in
                 do throws(DecoderError) {
                     return try decoder.decode(into: &span)
                 } catch {

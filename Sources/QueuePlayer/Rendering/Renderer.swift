@@ -58,7 +58,8 @@ public final class Renderer: Sendable {
     private let spaceAvailable = DispatchSemaphore(value: 0)
     private let wakeAtRingFrame = Atomic<Int>(Int.max)
     private let progressed = DispatchSemaphore(value: 0)
-    private let consumerIsWaiting = Atomic<Bool>(false)
+    /// Samples the waiting consumer needs before it is worth waking; 0 when it is not waiting.
+    private let consumerWantsSamples = Atomic<Int>(0)
     private let framesAvailable = DispatchSemaphore(value: 0)
 
     /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
@@ -156,16 +157,29 @@ public final class Renderer: Sendable {
         }
     }
 
-    /// Blocks a sink that is not paced by hardware until frames are readable, the end of the stream is marked, or
-    /// `timeout` passes. Not for audio callbacks: it blocks.
-    public func waitForFrames(timeout: DispatchTime) {
-        consumerIsWaiting.store(true, ordering: .releasing)
+    /// Frames the ring holds when full.
+    public var capacityFrames: Int { ring.capacity / Self.channelCount }
+
+    /// Blocks a sink that is not paced by hardware until at least `minimumFrames` frames are readable (at most half
+    /// the ring is waited for), the end of the stream is marked, or `timeout` passes. A sink that drains the ring
+    /// faster than it is filled (an unpaced one) waits for a batch, and is then woken once a batch, not at every
+    /// write. Not for audio callbacks: it blocks.
+    public func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
+        let wanted = min(max(1, minimumFrames), capacityFrames / 2) * Self.channelCount
+        consumerWantsSamples.store(wanted, ordering: .releasing)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if ring.readableCount > 0 || hasRenderedEverything {
-            consumerIsWaiting.store(false, ordering: .releasing)
+        if consumerHasEnough(wanted) {
+            consumerWantsSamples.store(0, ordering: .releasing)
             return
         }
         _ = framesAvailable.wait(timeout: timeout)
+        consumerWantsSamples.store(0, ordering: .releasing)
+    }
+
+    /// True when `wanted` samples are readable, or the end of the stream is marked (what is readable is all there
+    /// is until the producer writes again).
+    private func consumerHasEnough(_ wanted: Int) -> Bool {
+        ring.readableCount >= wanted || endOfStreamIndex.load(ordering: .acquiring) != .max
     }
 
     // MARK: Producer (decoding thread)
@@ -173,12 +187,16 @@ public final class Renderer: Sendable {
     /// Frames the producer has written since the renderer was made: the ring index of the next frame written.
     var producedFrames: Int { ring.producedCount / Self.channelCount }
 
-    /// Copies decoded frames in through `body`, which fills the span it is given and returns frames written.
-    /// Producer thread only. Clears an end-of-stream mark after publishing the frames: a render in between sees an
-    /// end, not an underrun, so it stops short (and waits for ``AudioSink/resumeAfterEndOfStream()``) instead of
-    /// padding silence into the stream.
-    func write(_ body: (inout MutableSpan<Float>) -> Int) -> Int {
-        let written = ring.write { span in body(&span) * Self.channelCount } / Self.channelCount
+    /// Copies decoded frames in through `body`, which fills the span it is given (at most `maximumFrames`) and
+    /// returns frames written. Producer thread only. Clears an end-of-stream mark after publishing the frames: a
+    /// render in between sees an end, not an underrun, so it stops short (and waits for
+    /// ``AudioSink/resumeAfterEndOfStream()``) instead of padding silence into the stream.
+    func write(maximumFrames: Int = .max, _ body: (inout MutableSpan<Float>) -> Int) -> Int {
+        let maximum = maximumFrames.multipliedReportingOverflow(by: Self.channelCount)
+        let written =
+            ring.write(maximum: maximum.overflow ? .max : maximum.partialValue) { span in
+                body(&span) * Self.channelCount
+            } / Self.channelCount
         if written > 0 {
             endOfStreamIndex.store(.max, ordering: .releasing)
         }
@@ -188,8 +206,10 @@ public final class Renderer: Sendable {
 
     private func wakeConsumer() {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if consumerIsWaiting.load(ordering: .acquiring),
-            consumerIsWaiting.exchange(false, ordering: .acquiringAndReleasing)
+        let wanted = consumerWantsSamples.load(ordering: .acquiring)
+        if wanted > 0, consumerHasEnough(wanted),
+            consumerWantsSamples.compareExchange(expected: wanted, desired: 0, ordering: .acquiringAndReleasing)
+                .exchanged
         {
             framesAvailable.signal()
         }

@@ -40,14 +40,14 @@ final class SampleRing: @unchecked Sendable {
     /// Samples the producer may write now.
     var freeCount: Int { capacity - (writeIndex.load(ordering: .relaxed) - readIndex.load(ordering: .acquiring)) }
 
-    /// Hands `body` the largest contiguous free region and publishes the first `n` samples it reports written.
-    /// Producer thread only. Returns `n`.
+    /// Hands `body` the largest contiguous free region, of at most `maximum` samples, and publishes the first `n`
+    /// samples it reports written. Producer thread only. Returns `n`.
     @discardableResult
-    func write(_ body: (inout MutableSpan<Float>) -> Int) -> Int {
+    func write(maximum: Int = .max, _ body: (inout MutableSpan<Float>) -> Int) -> Int {
         let write = writeIndex.load(ordering: .relaxed)
         let free = capacity - (write - readIndex.load(ordering: .acquiring))
         let start = write & mask
-        let contiguous = min(free, capacity - start)
+        let contiguous = min(free, capacity - start, maximum)
         guard contiguous > 0 else { return 0 }
         let region = UnsafeMutableBufferPointer(start: storage + start, count: contiguous)
         var span = region.mutableSpan
