@@ -86,10 +86,12 @@ package final class PlaybackService: Service {
 
     /// The event stream and observers the run needs, taken before anything plays so that no event is missed.
     ///
-    /// The position is saved once a second of the item's time while it plays, and at every start, pause and seek
-    /// (a SIGKILL loses at most a second): a periodic time observer is called only while the position moves, so a
-    /// paused, stopped or waiting daemon does not wake for it. It shares its queue with the background log, whose
-    /// calls fall due at the same moments, so that one wake-up serves both.
+    /// The position is saved once a second of the item's time while it plays (a SIGKILL loses at most a second;
+    /// commands and item changes save it themselves): a periodic time observer is called only while the position
+    /// moves, so a paused, stopped or waiting daemon does not wake for it. It writes at most every half second of
+    /// the clock's time, which a second of playing always passes: unpaced (a benchmark, a test), a second of the item
+    /// goes by in a millisecond, and 300 writes took a tenth of a 300 s decode. It shares its queue with the
+    /// background log, whose calls fall due at the same moments, so that one wake-up serves both.
     private func subscribe() -> Subscriptions {
         let events = player.playbackEvents()
         let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
@@ -101,9 +103,18 @@ package final class PlaybackService: Service {
                 logger.info("App is backgrounded. Time is: \(fixedDecimals(time.seconds, places: 2))")
             }
         }
+        let lastCheckpoint = Mutex<ContinuousClock.Instant?>(nil)
         let checkpointing = player.addPeriodicTimeObserver(
             forInterval: MediaTime(seconds: 1, preferredTimescale: 1), queue: ticks
-        ) { [controller] _ in controller.checkpoint() }
+        ) { [controller] _ in
+            let now = ContinuousClock.now
+            let isDue = lastCheckpoint.withLock { last in
+                guard last.map({ now - $0 >= .milliseconds(500) }) ?? true else { return false }
+                last = now
+                return true
+            }
+            if isDue { controller.checkpoint() }
+        }
         return Subscriptions(events: events, saving: saving, logging: logging, checkpointing: checkpointing)
     }
 
