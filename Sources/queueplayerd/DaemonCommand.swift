@@ -43,7 +43,7 @@ struct DaemonCommand: AsyncParsableCommand {
         FreedMemory.configureAllocator()
         do {
             var command = try parseAsRoot()
-            if var daemon = command as? DaemonCommand {
+            if let daemon = command as? DaemonCommand {
                 try await daemon.run()
             } else {
                 try command.run()
