@@ -74,11 +74,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var isCorked = false
     /// When the server last asked for data: it was playing then.
     private var lastRequestTime = timeval()
-    /// Once the connection is lost, ``lastRequestTime`` at that moment: the latency is no longer carried forward
-    /// past it. A server stopping gracefully stops playing well before it closes its sockets (140 ms measured), so
-    /// carrying forward to the moment the loss is noticed would count sound as heard that never was; counting from
-    /// the last request instead may count a little as unheard (at most one request interval, about 50 ms).
+    /// Once the connection is lost, when the server stopped playing as best known: the latency is no longer carried
+    /// forward past it. A server stopping gracefully stops playing well before it closes its sockets (140 ms
+    /// measured), so carrying forward to the moment the loss is noticed would count sound as heard that never was.
+    /// It was playing at the last request and would have asked again one request interval later, so it stopped in
+    /// between: the middle of that interval (or the moment the loss was noticed, if earlier) is off by at most half
+    /// a request, 50 ms, either way.
     private var lostAt: timeval?
+    /// How often the server asks for data while it plays, as it granted the stream (its `minreq`).
+    private var requestIntervalMicroseconds = Int64(requestMilliseconds) * 1_000
     /// The stream's latest timing report, as last read.
     private var lastTiming: pa_timing_info?
     /// The default sink's sample rate, read at each connection; nil before the first.
@@ -343,6 +347,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 throw streamError("the PulseAudio playback stream failed to start")
             }
             pa_threaded_mainloop_wait(mainloop)
+        }
+        if let granted = pa_stream_get_buffer_attr(stream)?.pointee, granted.minreq != .max {
+            requestIntervalMicroseconds = Int64(granted.minreq / bytesPerFrame) * 1_000_000 / Int64(format.sampleRate)
         }
         if !serverIsPipeWire {
             // The first report says how much of what is written while corked (the prebuffer) is still unheard.
@@ -734,6 +741,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         (time.tv_sec, time.tv_usec) < (other.tv_sec, other.tv_usec)
     }
 
+    private static func advance(_ time: timeval, byMicroseconds microseconds: Int64) -> timeval {
+        let total = Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) + microseconds
+        return timeval(tv_sec: Int(total / 1_000_000), tv_usec: Int(total % 1_000_000))
+    }
+
     /// The server moved the stream to another sink (the user picked another output, or the old one went away): it
     /// plays on there, converted by the server if that sink's rate differs; only whether that sink is suspended
     /// matters here. (Nothing is logged on libpulse's thread, which is the render thread.)
@@ -745,7 +757,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private func reportFailure(_ error: AudioSinkError) {
         guard !failureReported else { return }
         failureReported = true
-        lostAt = isCorked ? nil : lastRequestTime
+        if isCorked {
+            lostAt = nil
+        } else {
+            var noticed = timeval()
+            gettimeofday(&noticed, nil)
+            let middle = Self.advance(lastRequestTime, byMicroseconds: requestIntervalMicroseconds / 2)
+            lostAt = Self.isEarlier(middle, than: noticed) ? middle : noticed
+        }
         failureHandler?(error)
     }
 
