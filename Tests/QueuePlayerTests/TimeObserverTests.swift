@@ -56,18 +56,28 @@ struct TimeObserverTests {
     }
 
     @Test("once removeTimeObserver returns, the block is not called again")
-    func removal() async throws {
+    func removal() async {
         let engine = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
         let log = TimeLog()
-        let token = engine.addPeriodicTimeObserver(forInterval: tenMilliseconds, queue: log.queue) { log.append($0) }
+        let (reported, reporter) = AsyncStream.makeStream(of: MediaTime.self)
+        let token = engine.addPeriodicTimeObserver(forInterval: tenMilliseconds, queue: log.queue) {
+            log.append($0)
+            reporter.yield($0)
+        }
+        // A second observer that stays: its reports say how far playback went on after the removal.
+        let (kept, keptReporter) = AsyncStream.makeStream(of: MediaTime.self)
+        _ = engine.addPeriodicTimeObserver(forInterval: tenMilliseconds, queue: DispatchQueue(label: "kept")) {
+            keptReporter.yield($0)
+        }
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
-        while log.values.count < 20 { try await Task.sleep(for: .milliseconds(20)) }
+        for await time in reported where time >= tenMilliseconds * 19 { break }
         engine.removeTimeObserver(token)
-        let atRemoval = log.values.count
-        try await Task.sleep(for: .milliseconds(300))
+        let atRemoval = log.values
+        let removedAt = atRemoval.last ?? .zero
+        for await time in kept where time >= removedAt + tenMilliseconds * 30 { break }
         engine.shutdown()
-        #expect(log.values.count == atRemoval)
+        #expect(log.values == atRemoval, "called after removal (removed at \(removedAt))")
     }
 
     @Test("pause reports the exact time; a seek reports the new time, then the multiples after it")
@@ -75,19 +85,28 @@ struct TimeObserverTests {
         let engine = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
         let log = TimeLog()
         let interval = MediaTime(value: 1, timescale: 10)
-        _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) { log.append($0) }
+        let (reported, reporter) = AsyncStream.makeStream(of: MediaTime.self)
+        _ = engine.addPeriodicTimeObserver(forInterval: interval, queue: log.queue) {
+            log.append($0)
+            reporter.yield($0)
+        }
+        // Paused by the playback crossing 0.25 s, on the observers' queue: where it pauses does not depend on when
+        // this test's task is next scheduled (under a sanitizer with every suite running, that took seconds).
+        let (pausedAtBoundary, pauseDone) = AsyncStream.makeStream(of: Void.self)
+        _ = engine.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 4)], queue: log.queue) {
+            engine.pause()
+            pauseDone.yield()
+        }
         engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
         engine.play()
-        // Not "three reports": under load, play() itself may already report a time shortly after 0.
-        while (log.values.last ?? .zero) < interval * 2 { try await Task.sleep(for: .milliseconds(20)) }
-        engine.pause()
+        for await _ in pausedAtBoundary { break }
         let paused = try #require(log.values.last)
         #expect(paused.timescale == 44_100, "the pause is reported at the exact frame")
-        // Before the seek's target (3.0 s) whatever the load: the pause's exact time is what is checked.
-        #expect(paused > interval * 2 && paused < interval * 25, "paused at \(paused); reported \(log.values)")
+        #expect(paused >= MediaTime(value: 1, timescale: 4) && paused < interval * 25, "paused at \(paused)")
+        #expect(log.values.contains(interval * 2), "the periodic times before the pause were reported")
         #expect(engine.seek(toFrame: 133_000))
         engine.play()
-        while log.values.last.map({ $0 < interval * 32 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
+        for await time in reported where time >= interval * 32 { break }
         engine.shutdown()
         let afterSeek = Array(log.values.drop { $0 != MediaTime(value: 133_000, timescale: 44_100) })
         #expect(afterSeek.prefix(3) == [MediaTime(value: 133_000, timescale: 44_100), interval * 31, interval * 32])
@@ -116,13 +135,21 @@ struct TimeObserverTests {
         _ = seeking.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 1)], queue: crossed.queue) {
             crossed.append(.zero)
         }
+        // The seek is made by the playback crossing 0.5 s, on an observer's queue, so that it is made before 1.0 s
+        // however late this test's task is next scheduled; the wait ends when playback crosses 2.25 s after it.
+        let seekMade = Collected<Bool>()
+        _ = seeking.addBoundaryTimeObserver(forTimes: [MediaTime(value: 1, timescale: 2)], queue: seekMade.queue) {
+            seekMade.append(seeking.seek(toFrame: 88_200))
+        }
+        let (pastTarget, reachedPastTarget) = AsyncStream.makeStream(of: Void.self)
+        _ = seeking.addBoundaryTimeObserver(forTimes: [MediaTime(value: 9, timescale: 4)], queue: seekMade.queue) {
+            reachedPastTarget.yield()
+        }
         seeking.enqueue([Fixtures.mp3("stereo-44k-5s")])
         seeking.play()
-        var iterator = seeking.events.makeAsyncIterator()
-        _ = await nextHeard(&iterator)
-        #expect(seeking.seek(toFrame: 88_200))
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in pastTarget { break }
         seeking.shutdown()
+        #expect(seekMade.values == [true])
         #expect(crossed.values.isEmpty, "the seek jumped over 1.0 s; nothing crossed it")
     }
 }
