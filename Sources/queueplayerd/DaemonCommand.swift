@@ -42,12 +42,7 @@ struct DaemonCommand: AsyncParsableCommand {
     static func main() async {
         FreedMemory.configureAllocator()
         do {
-            var command = try parseAsRoot()
-            if let daemon = command as? DaemonCommand {
-                try await daemon.run()
-            } else {
-                try command.run()
-            }
+            try await parse().run()
         } catch {
             let code = exitCode(for: error)
             let hint = "See '\(configuration.commandName ?? "daemon") "
