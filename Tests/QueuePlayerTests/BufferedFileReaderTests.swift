@@ -7,13 +7,11 @@ import Testing
 
 @Suite("BufferedFileReader: libmpg123's reads through a buffer, as read(2) and lseek(2) behave")
 struct BufferedFileReaderTests {
-    /// A file of `count` bytes whose contents differ at every offset, in a folder of its own.
+    /// A temporary file of `count` bytes whose contents differ at every offset; the caller removes it.
     private func makeFile(count: Int) throws -> (URL, [UInt8]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // The high bits of a multiplicative hash: no period a wrong offset could hide in.
         let bytes = (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
-        let url = folder.appendingPathComponent("data.bin")
+        let url = Subprocess.temporaryFile("bin")
         try Data(bytes).write(to: url)
         return (url, bytes)
     }
@@ -27,9 +25,10 @@ struct BufferedFileReaderTests {
     @Test("reads of every size after seeks of every kind return exactly the file's bytes, across refills")
     func matchesTheFile() throws {
         let (url, bytes) = try makeFile(count: 3 * BufferedFileReader.bufferBytes + 1_234)
+        defer { try? FileManager.default.removeItem(at: url) }
         let reader = try #require(BufferedFileReader(path: url.path))
         var position = 0
-        var random = SplitMix64(seed: 13)
+        var random = SeededGenerator(state: 13)
         // Sizes as libmpg123 asks for them (a 4-byte header, a frame body), and larger than the buffer.
         let sizes = [1, 3, 4, 417, 627, 1_044, 65_535, 65_536, 70_000]
         for step in 0..<2_000 {
@@ -51,6 +50,7 @@ struct BufferedFileReaderTests {
     @Test("at the end a read returns 0; a seek before the start or with an unknown whence fails with EINVAL")
     func edges() throws {
         let (url, bytes) = try makeFile(count: 1_000)
+        defer { try? FileManager.default.removeItem(at: url) }
         let reader = try #require(BufferedFileReader(path: url.path))
         #expect(reader.seek(to: -10, whence: SEEK_END) == 990)
         #expect(read(reader, count: 100).0 == 10)
@@ -62,19 +62,6 @@ struct BufferedFileReaderTests {
         #expect(reader.seek(to: 0, whence: SEEK_SET) == 0)
         #expect(read(reader, count: 4).1 == Array(bytes.prefix(4)))
         #expect(BufferedFileReader(path: url.path + ".missing") == nil && errno == ENOENT)
-    }
-
-    /// A seeded generator, so that a failing walk can be replayed.
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
     }
 
     /// The descriptors this process holds open on `url`.
@@ -89,10 +76,9 @@ struct BufferedFileReaderTests {
         arguments: ["stereo-44k-5s", "rate-change", "not-audio"])
     func closesWhatItOpens(fixture: String) throws {
         // A copy of its own, so that no test running beside this one holds the same file open.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appendingPathComponent("\(fixture).mp3")
-        try FileManager.default.copyItem(at: Fixtures.mp3(fixture), to: url)
+        let url = Subprocess.temporaryFile("mp3")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(contentsOf: Fixtures.mp3(fixture)).write(to: url)
         for _ in 0..<50 {
             _ = try? MPG123Decoder.check(url)
             if let decoder = try? MPG123Decoder(url: url, logger: quietLogger) {

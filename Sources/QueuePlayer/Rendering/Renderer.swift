@@ -157,7 +157,7 @@ public final class Renderer: Sendable {
         }
     }
 
-    /// Frames the ring holds when full.
+    /// Frames the ring holds when full; fixed at init. Any thread.
     public var capacityFrames: Int { ring.capacity / Self.channelCount }
 
     /// Blocks a sink that is not paced by hardware until at least `minimumFrames` frames are readable (at most half
