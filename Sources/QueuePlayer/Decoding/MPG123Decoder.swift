@@ -286,21 +286,29 @@ public final class MPG123Decoder: AudioDecoder {
         }
     }
 
+    /// One `stat` and one `access`: FileManager's attributes would also look up the owner's user and group names
+    /// (NSS: four connections to nscd and reads of /etc/passwd and /etc/group) and the extended attributes, on the
+    /// decoding thread, before each item's first sound.
     private static func checkReadableFile(_ url: URL) throws(DecoderError) {
         let path = url.path
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw DecoderError(
-                .fileNotFound, url: url, reason: "no such file",
-                suggestion: "Check the path, or remove the item from the queue")
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let error = errno
+            throw error == ENOENT || error == ENOTDIR
+                ? DecoderError(
+                    .fileNotFound, url: url, reason: "no such file",
+                    suggestion: "Check the path, or remove the item from the queue")
+                : DecoderError(
+                    .unreadable, url: url, reason: String(cString: strerror(error)),
+                    suggestion: "Check the file's permissions and the folders above it")
         }
-        guard !isDirectory, FileManager.default.isReadableFile(atPath: path) else {
+        let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+        guard !isDirectory, access(path, R_OK) == 0 else {
             throw DecoderError(
                 .unreadable, url: url, reason: isDirectory ? "it is a directory" : "permission denied",
                 suggestion: isDirectory ? "Queue the MP3 files inside it" : "Check the file's permissions")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 {
+        if status.st_size == 0 {
             throw DecoderError(
                 .empty, url: url, reason: "the file is empty",
                 suggestion: "Replace it with a complete copy, or remove it from the queue")
