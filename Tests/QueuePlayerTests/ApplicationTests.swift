@@ -28,6 +28,8 @@ func eventually(within seconds: Double = 2, _ condition: () -> Bool) async -> Bo
 struct ApplicationTests {
     let log = CapturedLog()
     let terminations = TerminationRecorder()
+    /// The background time passes only when a test moves this on.
+    let clock = ManualLifecycleClock()
 
     func application(
         audio: Bool = false, budget: Double = 600, margin: Double = 5
@@ -35,7 +37,7 @@ struct ApplicationTests {
         Application(
             manifest: AppManifest(backgroundModes: audio ? [.audio] : []),
             backgroundTime: BackgroundTimeConfiguration(budget: budget, expirationMargin: margin), logger: log.logger,
-            terminate: { [terminations] in terminations.record($0) })
+            clock: clock, terminate: { [terminations] in terminations.record($0) })
     }
 
     @Test("leaving and returning post the four notifications in UIKit's order, to observers and to streams")
@@ -87,14 +89,16 @@ struct ApplicationTests {
     }
 
     @Test("backgroundTimeRemaining is the largest finite Double in the foreground and counts down in the background")
-    func timeRemaining() async throws {
+    func timeRemaining() {
         let application = application(budget: 30)
         #expect(application.backgroundTimeRemaining == .greatestFiniteMagnitude)
+        clock.advance(by: .seconds(100))
         application.enterBackground()
-        let first = application.backgroundTimeRemaining
-        #expect(first <= 30 && first > 29)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(application.backgroundTimeRemaining < first)
+        #expect(application.backgroundTimeRemaining == 30, "the budget counts from the entry")
+        clock.advance(by: .milliseconds(50))
+        #expect(abs(application.backgroundTimeRemaining - 29.95) < 1e-9)
+        clock.advance(by: .seconds(40))
+        #expect(application.backgroundTimeRemaining == 0)
         application.enterForeground()
         #expect(application.backgroundTimeRemaining == .greatestFiniteMagnitude)
     }
@@ -120,40 +124,43 @@ struct ApplicationTests {
     }
 
     @Test("the expiration handler runs the margin before the end; a task ended there does not terminate")
-    func expiry() async {
+    func expiry() {
         let application = application(budget: 0.4, margin: 0.3)
-        let handled = Collected<Double>()
+        let handled = Collected<Duration>()
         let task = Mutex(BackgroundTaskIdentifier.invalid)
         application.enterBackground()
-        let began = ContinuousClock.now
-        let identifier = application.beginBackgroundTask(name: "upload") { [application] in
-            handled.append(Application.seconds(began.duration(to: .now)))
+        let identifier = application.beginBackgroundTask(name: "upload") { [application, clock] in
+            handled.append(clock.now)
             application.endBackgroundTask(task.withLock { $0 })
         }
         task.withLock { $0 = identifier }
-        #expect(await eventually { !handled.values.isEmpty })
-        try? await Task.sleep(for: .milliseconds(500))
-        let at = handled.values.first ?? 0
-        #expect(at >= 0.09 && at < 0.3, "handler ran \(at) s after the task began; expected about 0.1 s")
+        clock.advance(by: .milliseconds(99))
+        #expect(handled.values.isEmpty, "the handler ran before the margin")
+        #expect(application.runningBackgroundTasks == ["upload"])
+        clock.advance(by: .seconds(1))
+        let at = handled.values.map(Application.seconds)
+        #expect(at.count == 1 && abs(at[0] - 0.1) < 1e-9, "the handler runs once, the margin before the end: \(at)")
         #expect(terminations.recorded.isEmpty)
         #expect(application.runningBackgroundTasks.isEmpty)
     }
 
     @Test("a task still running when the time is spent terminates with the watchdog status, naming the task")
-    func overrun() async {
+    func overrun() {
         let application = application(budget: 0.2, margin: 0.1)
         application.enterBackground()
         _ = application.beginBackgroundTask(name: "stuck export")
-        #expect(await eventually { !terminations.recorded.isEmpty })
+        clock.advance(by: .milliseconds(199))
+        #expect(terminations.recorded.isEmpty, "terminated before the time was spent")
+        clock.advance(by: .milliseconds(2))
         #expect(terminations.recorded == [Application.watchdogExitStatus])
         #expect(log.messages(at: .critical).contains { $0.contains("'stuck export'") })
     }
 
     @Test("no time is granted once the background time is spent: the identifier is invalid")
-    func invalidWhenSpent() async throws {
+    func invalidWhenSpent() {
         let application = application(budget: 0.05, margin: 0)
         application.enterBackground()
-        try await Task.sleep(for: .milliseconds(100))
+        clock.advance(by: .milliseconds(51))
         #expect(application.backgroundTimeRemaining == 0)
         #expect(application.beginBackgroundTask(name: "too late") == .invalid)
         application.enterForeground()
@@ -171,12 +178,13 @@ struct ApplicationTests {
             #expect(await eventually { runs.values.count == entry })
             #expect(await eventually { application.applicationState == .suspended })
             // Stay past the whole budget: a task begun once would be long expired by the next entry.
-            try? await Task.sleep(for: .milliseconds(350))
+            clock.advance(by: .milliseconds(350))
             application.enterForeground()
         }
         application.removeObserver(token)
         application.enterBackground()
-        try? await Task.sleep(for: .milliseconds(50))
+        #expect(application.runningBackgroundTasks.isEmpty, "removed work began a task")
+        #expect(application.applicationState == .suspended)
         #expect(runs.values.count == 3)
         #expect(terminations.recorded.isEmpty)
         #expect(log.all.filter { $0.contains("background task 'save state'") && $0.contains("ended after") }.count == 3)
@@ -187,14 +195,17 @@ struct ApplicationTests {
         let application = application(budget: 0.3, margin: 0.2)
         let cancelled = Collected<Bool>()
         application.performOnEachEntryToBackground(named: "slow work") {
-            try? await Task.sleep(for: .seconds(10))
+            // Work that would take an hour: only its cancellation ends it in time.
+            try? await Task.sleep(for: .seconds(3600))
             cancelled.append(Task.isCancelled)
         }
         application.enterBackground()
+        #expect(application.runningBackgroundTasks == ["slow work"])
+        clock.advance(by: .milliseconds(100))
+        #expect(application.runningBackgroundTasks.isEmpty, "the expiration did not end the work's task")
         #expect(await eventually { cancelled.values == [true] })
-        try? await Task.sleep(for: .milliseconds(300))
+        clock.advance(by: .milliseconds(200))
         #expect(terminations.recorded.isEmpty)
-        #expect(application.runningBackgroundTasks.isEmpty)
     }
 }
 

@@ -17,7 +17,8 @@ import Synchronization
 ///   terminate the process with ``watchdogExitStatus`` (iOS's watchdog).
 ///
 /// Threading: every member may be used from any thread or task. Observers run on the queues they were given;
-/// expiration handlers on the application's own serial queue. Nothing here runs on the audio path.
+/// expiration handlers on the application's own serial queue (with a manual ``LifecycleClock``, on the thread that
+/// moves it on). Nothing here runs on the audio path.
 public final class Application: Sendable {
     /// The process's application, as `UIApplication.shared`. Starts active, without capabilities, with the default
     /// background time; a program configures it once at start-up with ``configure(manifest:backgroundTime:logger:)``.
@@ -27,17 +28,29 @@ public final class Application: Sendable {
     public static let watchdogExitStatus: Int32 = 86
 
     private let terminate: @Sendable (Int32) -> Void
-    private let timerQueue = DispatchQueue(label: "queueplayer.lifecycle")
+    private let clock: any LifecycleClock
     private let state: Mutex<LifecycleState>
 
     /// Creates an application (tests; programs use ``shared``). `terminate` ends the process when the background
     /// time runs out with tasks still running; by default it calls `exit`.
-    public init(
+    public convenience init(
         manifest: AppManifest = AppManifest(), backgroundTime: BackgroundTimeConfiguration = .init(),
         logger: Logger = Logger(label: "queueplayer.lifecycle"),
         terminate: @escaping @Sendable (Int32) -> Void = { status in exit(status) }
     ) {
+        self.init(
+            manifest: manifest, backgroundTime: backgroundTime, logger: logger, clock: ContinuousLifecycleClock(),
+            terminate: terminate)
+    }
+
+    /// Creates an application whose background time passes on `clock` (tests move a manual one on).
+    package init(
+        manifest: AppManifest = AppManifest(), backgroundTime: BackgroundTimeConfiguration = .init(),
+        logger: Logger = Logger(label: "queueplayer.lifecycle"), clock: any LifecycleClock,
+        terminate: @escaping @Sendable (Int32) -> Void
+    ) {
         self.terminate = terminate
+        self.clock = clock
         state = Mutex(LifecycleState(manifest: manifest, backgroundTime: backgroundTime, logger: logger))
     }
 
@@ -62,7 +75,7 @@ public final class Application: Sendable {
     public var backgroundTimeRemaining: Double {
         state.withLock { state in
             guard let deadline = state.backgroundDeadline else { return .greatestFiniteMagnitude }
-            return max(0, Self.seconds(ContinuousClock.now.duration(to: deadline)))
+            return max(0, Self.seconds(deadline - clock.now))
         }
     }
 
@@ -82,7 +95,7 @@ public final class Application: Sendable {
             state.applicationState = .background
             state.post(.didEnterBackground)
             state.timerGeneration += 1
-            state.backgroundDeadline = ContinuousClock.now + .seconds(state.backgroundTime.budget)
+            state.backgroundDeadline = clock.now + .seconds(state.backgroundTime.budget)
             state.logger.info("entered the background", metadata: ["state": "\(state.applicationState)"])
             return state.timerGeneration
         }
@@ -170,7 +183,7 @@ public final class Application: Sendable {
     ) -> BackgroundTaskIdentifier {
         let identifier = state.withLock { state -> BackgroundTaskIdentifier in
             let label = name ?? "unnamed"
-            if let deadline = state.backgroundDeadline, ContinuousClock.now >= deadline {
+            if let deadline = state.backgroundDeadline, clock.now >= deadline {
                 state.logger.notice(
                     "background task '\(label)' was not granted time: the background time is spent",
                     metadata: ["hint": "begin background tasks on entering the background, each time"])
@@ -179,7 +192,7 @@ public final class Application: Sendable {
             let identifier = BackgroundTaskIdentifier(rawValue: state.nextTaskID)
             state.nextTaskID += 1
             state.tasks[identifier.rawValue] = RunningTask(
-                name: label, expirationHandler: expirationHandler, began: .now)
+                name: label, expirationHandler: expirationHandler, began: clock.now)
             if state.applicationState == .suspended {
                 state.applicationState = .background
             }
@@ -199,7 +212,7 @@ public final class Application: Sendable {
                     "endBackgroundTask(\(identifier)): no such task is running (ended twice, or never begun); ignored")
                 return
             }
-            let milliseconds = Self.seconds(task.began.duration(to: .now)) * 1000
+            let milliseconds = Self.seconds(clock.now - task.began) * 1000
             state.logger.info(
                 "background task '\(task.name)' (\(identifier)) ended after \(Self.format(milliseconds)) ms")
         }
@@ -232,8 +245,8 @@ public final class Application: Sendable {
     private func scheduleBackgroundTimers(generation: Int) {
         let configuration = state.withLock { $0.backgroundTime }
         let expiry = max(0, configuration.budget - configuration.expirationMargin)
-        timerQueue.asyncAfter(deadline: .now() + expiry) { [weak self] in self?.expireTasks(generation: generation) }
-        timerQueue.asyncAfter(deadline: .now() + configuration.budget) { [weak self] in
+        clock.schedule(after: .seconds(expiry)) { [weak self] in self?.expireTasks(generation: generation) }
+        clock.schedule(after: .seconds(configuration.budget)) { [weak self] in
             self?.terminateIfTasksRemain(generation: generation)
         }
     }

@@ -5,7 +5,8 @@ import Logging
 struct RunningTask {
     let name: String
     let expirationHandler: (@Sendable () -> Void)?
-    let began: ContinuousClock.Instant
+    /// When it began, on the application's ``LifecycleClock``.
+    let began: Duration
     var expirationNotified = false
 }
 
@@ -21,8 +22,8 @@ struct LifecycleState {
     var backgroundTime: BackgroundTimeConfiguration
     var logger: Logger
     var applicationState = ApplicationState.active
-    /// When the background time runs out; nil in the foreground.
-    var backgroundDeadline: ContinuousClock.Instant?
+    /// When the background time runs out, on the application's ``LifecycleClock``; nil in the foreground.
+    var backgroundDeadline: Duration?
     /// Bumped by every transition, so that timers of an earlier stay in the background do nothing.
     var timerGeneration = 0
     var tasks: [Int: RunningTask] = [:]
