@@ -5,9 +5,9 @@ import Testing
 
 @testable import QueuePlayer
 
-/// An engine on `sink` that has queued `urls` and started playing.
-func playing(_ urls: [URL], on sink: any AudioSink) -> PlaybackEngine {
-    let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+/// An engine on `sink` that has queued `urls` and started playing, with a decode-ahead ring of `bufferFrames`.
+func playing(_ urls: [URL], on sink: any AudioSink, bufferFrames: Int = 32_768) -> PlaybackEngine {
+    let engine = PlaybackEngine(sink: sink, logger: quietLogger, bufferFrames: bufferFrames)
     engine.enqueue(urls)
     engine.play()
     return engine

@@ -5,6 +5,12 @@ import Testing
 
 @testable import QueuePlayer
 
+/// A decode-ahead ring of at least 4 s: the whole of a 1.5 s first item and the next are decoded moments after the
+/// start, so that an edit made once the test sees that lands while the first item plays, however late the test's
+/// task is scheduled. (With the default ring of 0.74 s, the next item is decoded ahead only in the first item's last
+/// 0.74 s, and a test task scheduled half a second late under load edited after the first item had ended.)
+let wholeItemsAhead = 176_400
+
 /// Waits until the engine has played `seconds` of the current item and has decoded the next one ahead.
 func waitUntilNextIsDecoded(_ engine: PlaybackEngine, after seconds: Double) async throws {
     let deadline = ContinuousClock.now + .seconds(10)
@@ -19,8 +25,8 @@ struct QueueEditTests {
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
     func insertBetweenDecodedItems() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing(["join-1", "join-3"].map(Fixtures.mp3), on: sink)
-        try await waitUntilNextIsDecoded(engine, after: 1.0)
+        let engine = playing(["join-1", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
+        try await waitUntilNextIsDecoded(engine, after: 0.2)
         let playingEntry = try #require(engine.queue().first)
         let inserted = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-2.mp3", "join-3.mp3"])
@@ -38,8 +44,8 @@ struct QueueEditTests {
     @Test("removing the item decoded ahead drops it, and the one after follows sample-exact")
     func removeDecodedAhead() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink)
-        try await waitUntilNextIsDecoded(engine, after: 1.0)
+        let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
+        try await waitUntilNextIsDecoded(engine, after: 0.2)
         let next = engine.queue()[1]
         #expect(next.url.lastPathComponent == "join-2.mp3")
         engine.remove(next)

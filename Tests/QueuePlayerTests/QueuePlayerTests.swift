@@ -38,6 +38,7 @@ struct QueuePlayerTests {
             transcript.append(String(Int((time.seconds * 100).rounded())))
         }
         let notifications = player.notifications()
+        let changes = player.currentItemChanges()
         #expect(player.timeControlStatus == .paused)
         #expect(player.items() == items)
         player.play()
@@ -45,7 +46,9 @@ struct QueuePlayerTests {
             if case .didPlayToEndTime = $0 { true } else { false }
         }
         #expect(ended == items.map { .didPlayToEndTime($0) })
-        try await Task.sleep(for: .milliseconds(100))
+        // The current item becomes nil once the queue has run out, and the observers' calls for it (and every time
+        // before it) were queued before this stream heard of it: `values` waits for them.
+        for await item in changes where item == nil { break }
         let said = transcript.values
         let labels = said.filter { $0.hasPrefix("New music name") }
         #expect(
@@ -130,11 +133,10 @@ struct QueuePlayerTests {
         #expect(await iterator.next() == item)
         player.pause()
         #expect(player.seek(to: MediaTime(value: 3, timescale: 1)))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(player.currentTime() == MediaTime(value: 132_300, timescale: 44_100))
-        #expect(item.currentTime() == MediaTime(value: 3, timescale: 1))
         let jumped = await waitForNotifications(player, notifications, count: 1) { _ in true }
         #expect(jumped == [.timeJumped(item)])
+        #expect(player.currentTime() == MediaTime(value: 132_300, timescale: 44_100))
+        #expect(item.currentTime() == MediaTime(value: 3, timescale: 1))
         #expect(player.timeControlStatus == .paused)
         player.play()
         #expect(player.timeControlStatus == .playing)
@@ -217,12 +219,15 @@ struct QueuePlayerTests {
         #expect(await iterator.next() == item)
         player.pause()
         let replaced = Transcript()
-        player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) { replaced.append("\($0)") }
+        let (completions, completed) = AsyncStream.makeStream(of: Bool.self)
+        player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) {
+            replaced.append("\($0)")
+            completed.yield($0)
+        }
         #expect(await player.seek(to: MediaTime(value: 4, timescale: 1)))
-        let deadline = ContinuousClock.now + .seconds(2)
-        while replaced.values.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(50))
         // The first seek finished (true) or was replaced by the second (false), depending on the decoding thread.
+        var firstCompletions = completions.makeAsyncIterator()
+        _ = await firstCompletions.next()
         #expect(replaced.values.count == 1)
         #expect(player.currentTime() == MediaTime(value: 176_400, timescale: 44_100))
         let empty = QueuePlayer(sink: NullSink(pacing: .unpaced), logger: quietLogger)
