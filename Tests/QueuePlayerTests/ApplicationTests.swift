@@ -194,10 +194,13 @@ struct ApplicationTests {
     func entryWorkExpires() async {
         let application = application(budget: 0.3, margin: 0.2)
         let cancelled = Collected<Bool>()
+        // Work that never ends of itself: it waits on a stream nothing is ever sent to, which ends only when the
+        // work's task is cancelled.
+        let (nothing, keepsOpen) = AsyncStream.makeStream(of: Never.self)
         application.performOnEachEntryToBackground(named: "slow work") {
-            // Work that would take an hour: only its cancellation ends it in time.
-            try? await Task.sleep(for: .seconds(3600))
+            for await _ in nothing {}
             cancelled.append(Task.isCancelled)
+            keepsOpen.finish()
         }
         application.enterBackground()
         #expect(application.runningBackgroundTasks == ["slow work"])

@@ -20,8 +20,6 @@ struct ContinuousLifecycleClock: LifecycleClock {
     var now: Duration { origin.duration(to: .now) }
 
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = max(delay, .zero).components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        timerQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: action)
+        timerQueue.asyncAfter(deadline: .now() + Application.seconds(max(delay, .zero)), execute: action)
     }
 }
