@@ -65,8 +65,7 @@ struct PausedStateTests {
 
         #expect(sink.waitForFlush(until: .now() + 10), "the stop's restart was carried out")
         service.run(.play)
-        var heard: [Float] = []
-        try sink.render(frames: 4_410, deadline: .now() + 10) { samples, _ in heard += samples }
+        let heard = try sink.renderAll(frames: 4_410)
         let reference = try Fixtures.referenceFloat("join-1")
         #expect(sampleDifference(heard, Array(reference.prefix(heard.count))) == nil)
         let restarted = await service.waitFor { $0.status == "Playing" && $0.position > 0 }

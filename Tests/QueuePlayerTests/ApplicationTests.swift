@@ -255,16 +255,27 @@ struct BackgroundPolicyTests {
     @Test("with the audio mode, playback and the time observer go on in the background")
     func playsOnWithAudio() async {
         let (player, application) = player(audio: true)
-        let ticks = Collected<MediaTime>()
-        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: ticks.queue) {
-            ticks.append($0)
+        let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
+        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()) {
+            tick.yield($0)
         }
         player.play()
         application.enterBackground()
-        let before = ticks.values.count
-        try? await Task.sleep(for: .milliseconds(200))
+        let backgroundedAt = player.currentTime()
+        // A limit for the failing case only: ticks that stopped would otherwise leave the loop waiting for good.
+        let limit = Task {
+            try? await Task.sleep(for: .seconds(10))
+            tick.finish()
+        }
+        defer { limit.cancel() }
+        // Ten ticks of the item's time after the move to the background: it is heard on there.
+        var ticksInBackground = 0
+        for await time in ticks where time > backgroundedAt {
+            ticksInBackground += 1
+            if ticksInBackground == 10 { break }
+        }
+        #expect(ticksInBackground == 10)
         #expect(player.rate == 1)
         #expect(application.applicationState == .background)
-        #expect(ticks.values.count >= before + 10)
     }
 }

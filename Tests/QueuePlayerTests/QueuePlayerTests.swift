@@ -144,26 +144,32 @@ struct QueuePlayerTests {
 
     @Test("actionAtItemEnd .pause stops at the end with the item current and nothing of the next heard")
     func pauseAtItemEnd() async throws {
+        // Audio time moves only as the test renders: the first item is heard to its last frame and no further, and
+        // the player pauses its output before it posts the end, so that nothing of the next can follow.
         let first = PlayerItem(url: Fixtures.mp3("join-1"))
         let second = PlayerItem(url: Fixtures.mp3("join-2"))
-        let sink = NullSink(pacing: .unpaced, recordingFrames: 300_000)
+        let sink = SteppedSink()
         let player = QueuePlayer(items: [first, second], sink: sink, logger: quietLogger)
         player.actionAtItemEnd = .pause
         let notifications = player.notifications()
         player.play()
+        let firstReference = try Fixtures.referenceFloat("join-1")
+        let heardFirst = try sink.renderAll(frames: firstReference.count / 2)
         #expect(await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(first)])
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(sink.streamIsPaused == true, "the output is paused at the end, before the end is posted")
         #expect(player.rate == 0)
         #expect(player.timeControlStatus == .paused)
         #expect(player.currentItem === first)
         #expect(player.currentTime() == first.duration)
-        #expect(sampleDifference(sink.takeRecording(), try Fixtures.referenceFloat("join-1")) == nil)
+        #expect(sampleDifference(heardFirst, firstReference) == nil)
 
         player.advanceToNextItem()
         player.play()
+        let secondReference = try Fixtures.referenceFloat("join-2")
+        let heardSecond = try sink.renderAll(frames: secondReference.count / 2)
         #expect(
             await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(second)])
-        #expect(sampleDifference(sink.takeRecording(), try Fixtures.referenceFloat("join-2")) == nil)
+        #expect(sampleDifference(heardSecond, secondReference) == nil, "the next item is heard from its first frame")
         #expect(player.currentItem === second, "the last item stays current at its end")
         #expect(player.rate == 0)
     }
@@ -189,23 +195,21 @@ struct QueuePlayerTests {
     @Test("volume scales what is played exactly; mute silences it and keeps the volume")
     func volumeAndMute() async throws {
         let items = ["join-1", "join-2"].map { PlayerItem(url: Fixtures.mp3($0)) }
-        let sink = NullSink(pacing: .unpaced, recordingFrames: 300_000)
+        let sink = SteppedSink()
         let player = QueuePlayer(items: items, sink: sink, logger: quietLogger)
         player.volume = 0.25
         player.actionAtItemEnd = .pause
         let notifications = player.notifications()
         player.play()
-        _ = await waitForNotifications(player, notifications, count: 1) { _ in true }
-        try await Task.sleep(for: .milliseconds(100))
         let quarter = try Fixtures.referenceFloat("join-1").map { $0 * 0.25 }
-        #expect(sampleDifference(sink.takeRecording(), quarter) == nil)
+        #expect(sampleDifference(try sink.renderAll(frames: quarter.count / 2), quarter) == nil)
+        _ = await waitForNotifications(player, notifications, count: 1) { _ in true }
         player.isMuted = true
         #expect(player.volume == 0.25)
         player.advanceToNextItem()
         player.play()
+        let muted = try sink.renderAll(frames: 66_150)
         _ = await waitForNotifications(player, notifications, count: 1) { _ in true }
-        try await Task.sleep(for: .milliseconds(100))
-        let muted = sink.takeRecording()
         #expect(muted.count == 66_150 * 2 && muted.allSatisfy { $0 == 0 })
     }
 

@@ -119,8 +119,8 @@ struct SkipAndSeekTests {
         let names = await events(of: engine, at: 0.7) {
             engine.advanceToNextItem()
         }
-        try await Task.sleep(for: .milliseconds(200))
-        let samples = soundingFrames(recording.finish())
+        // The queue's end is posted once its last frame was heard: 200 ms more of the sink's clock hold the tail.
+        let samples = soundingFrames(await recording.finish(afterFurther: 8_820))
         engine.shutdown()
         #expect(
             names == ["start stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3", "queue end"])

@@ -124,6 +124,15 @@ public final class SteppedSink: AudioSink {
         }
     }
 
+    /// Renders exactly `frames` frames as ``render(frames:deadline:into:)`` does, within 10 s, and returns their
+    /// interleaved samples. The test's thread only.
+    public func renderAll(frames: Int) throws -> [Float] {
+        var samples: [Float] = []
+        samples.reserveCapacity(frames * Renderer.channelCount)
+        try render(frames: frames, deadline: .now() + 10) { period, _ in samples += period }
+        return samples
+    }
+
     private func describeStream() -> String {
         stream.withLock { stream in
             guard let stream else { return "no stream open" }
