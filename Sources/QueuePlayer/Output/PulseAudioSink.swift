@@ -185,7 +185,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             { _, info, userdata in
                 let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
                 if let name = info?.pointee.server_name {
-                    sink.serverIsPipeWire = String(cString: name).contains("PipeWire")
+                    // `strstr`, not `String.contains`: that one is _StringProcessing's, and the only code of the
+                    // daemon that runs it and the regex parser's (some 850 KiB of pages resident for one search).
+                    sink.serverIsPipeWire = strstr(name, "PipeWire") != nil
                 }
                 if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
                 pa_threaded_mainloop_signal(sink.mainloop, 0)
