@@ -234,14 +234,18 @@ struct BackgroundPolicyTests {
         return false
     }
 
-    /// Waits until the player has been heard past `time`, on a 10 ms periodic time observer.
-    func heard(_ player: QueuePlayer, past time: MediaTime) async -> Bool {
+    /// Waits until a 10 ms periodic time observer has been called `count` times with a time later than `time`.
+    func heard(_ player: QueuePlayer, past time: MediaTime, ticks count: Int = 1) async -> Bool {
         let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
         let observer = player.addPeriodicTimeObserver(
             forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()
         ) { tick.yield($0) }
         defer { player.removeObserver(observer) }
-        for await heard in ticks where heard > time { return true }
+        var later = 0
+        for await heard in ticks where heard > time {
+            later += 1
+            if later == count { return true }
+        }
         return false
     }
 
@@ -278,20 +282,10 @@ struct BackgroundPolicyTests {
     @Test("with the audio mode, playback and the time observer go on in the background")
     func playsOnWithAudio() async {
         let (player, application) = player(audio: true)
-        let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
-        _ = player.addPeriodicTimeObserver(forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()) {
-            tick.yield($0)
-        }
         player.play()
         application.enterBackground()
-        let backgroundedAt = player.currentTime()
         // Ten ticks of the item's time after the move to the background: it is heard on there.
-        var ticksInBackground = 0
-        for await time in ticks where time > backgroundedAt {
-            ticksInBackground += 1
-            if ticksInBackground == 10 { break }
-        }
-        #expect(ticksInBackground == 10)
+        #expect(await heard(player, past: player.currentTime(), ticks: 10))
         #expect(player.rate == 1)
         #expect(application.applicationState == .background)
     }
