@@ -108,6 +108,10 @@ struct DaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger()
+        // Opened on another thread while the socket, the output and the player are set up: checking and migrating
+        // the database took a millisecond of every start, on the way to the first sound.
+        let stateURL = lifecycle.stateURL
+        let storeOpening = Task.detached(priority: .userInitiated) { try Self.openStore(at: stateURL, logger: logger) }
         // Claimed in the background while the rest starts; nothing plays before the claim has succeeded.
         let server = ControlServer(path: ControlSocketPath.resolve(socket), logger: logger)
         defer { server.removeSocketFile() }
@@ -130,7 +134,7 @@ struct DaemonCommand: AsyncParsableCommand {
             }
         }
         let controller = PlayerController(
-            player: player, application: application, store: try openStore(logger: logger), logger: logger)
+            player: player, application: application, store: try await storeOpening.value, logger: logger)
         let restored = fillQueue(player, controller: controller, logger: logger)
         let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
         if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
@@ -196,11 +200,11 @@ struct DaemonCommand: AsyncParsableCommand {
         }
     }
 
-    private func openStore(logger: Logger) throws -> StateStore {
+    private static func openStore(at url: URL, logger: Logger) throws -> StateStore {
         do {
-            return try StateStore.openRecovering(url: lifecycle.stateURL, logger: logger)
+            return try StateStore.openRecovering(url: url, logger: logger)
         } catch {
-            logger.critical("cannot open the state store \(lifecycle.stateURL.path): \(error)")
+            logger.critical("cannot open the state store \(url.path): \(error)")
             throw ExitStatus.stateUnavailable
         }
     }

