@@ -27,9 +27,10 @@ public final class PulseServer: Sendable {
         /// as silence. A listener hears them; the recording, and so a test, cannot.
         public var rewindsAtStreamStart: Bool { self == .rewindingPulseAudio }
 
-        /// The frames a monitor recording may miss in one place, once: PipeWire's graph, with no real-time priority
-        /// in a container, now and then drops one quantum between a stream and the monitor (128 to 512 frames seen,
-        /// in about 1 run of 10 under load). 0 elsewhere.
+        /// The frames a monitor recording may miss, or hold as silence, in one place, once: PipeWire's graph, with
+        /// no real-time priority in a container, now and then loses one quantum between a stream and the monitor
+        /// (128 to 512 frames seen, in about 1 run of 10 under load; most often left out, now and then recorded as
+        /// zeros in place). 0 elsewhere.
         public var droppedQuantumAllowance: Int { self == .pipeWire ? 512 : 0 }
 
         /// A word for the server's folder, one per kind: two kinds of one test run side by side, and a folder

@@ -15,18 +15,27 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
 /// Finds `reference` (interleaved stereo) in a monitor recording, starting at the recording's first sound, and
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
-public func recordingDifference(_ recording: [Int16], reference: [Int16]) -> String? {
+///
+/// With a `glitchAllowance` of `n` frames, one run of at most `n` frames may, once, be missing from the recording or
+/// be silent in it, the rest still exact: what a monitor of PipeWire's graph records when the graph loses a quantum
+/// (``PulseServer/Kind/droppedQuantumAllowance``). A second glitch, a longer one, or any other change still differs.
+public func recordingDifference(_ recording: [Int16], reference: [Int16], glitchAllowance: Int = 0) -> String? {
     guard let firstSound = recording.firstIndex(where: { $0 != 0 }),
         let referenceSound = reference.firstIndex(where: { $0 != 0 })
     else { return "the recording is silent" }
     let start = (firstSound / 2 - referenceSound / 2) * 2
-    guard start >= 0, start + reference.count <= recording.count else {
-        return "the recording (\(recording.count / 2) frames) is too short for the reference from frame \(start / 2)"
+    guard start >= 0 else {
+        return "the recording's sound starts \(-start / 2) frames before the reference's could"
     }
-    if let difference = sampleDifference(Array(recording[start..<start + reference.count]), reference) {
-        return "from frame \(start / 2) of the recording: \(difference)"
+    let heard = Array(recording[start...])
+    guard let missing = glitchFrames(heard, in: reference, maximumFrames: glitchAllowance),
+        heard.count >= reference.count - missing * 2
+    else {
+        let span = Array(heard.prefix(reference.count))
+        return "from frame \(start / 2) of the recording: \(sampleDifference(span, reference) ?? "a second glitch")"
     }
-    if let late = recording[(start + reference.count)...].firstIndex(where: { $0 != 0 }) {
+    let end = start + reference.count - missing * 2
+    if let late = recording[end...].firstIndex(where: { $0 != 0 }) {
         return "sound after the end, at recording frame \(late / 2)"
     }
     return nil
@@ -72,19 +81,35 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
 
 /// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,
 /// `n` when it is, once one run of `n` frames (`n` at most `maximumDroppedFrames`) is taken out of `expected`, and nil
-/// otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so.
+/// otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so. (A run recorded as silence in
+/// place is forgiven too, and counts 0.)
 public func droppedFrames(_ actual: [Int16], in expected: [Int16], maximumDroppedFrames: Int) -> Int? {
-    let common = min(actual.count, expected.count)
-    guard let first = (0..<common).first(where: { actual[$0] != expected[$0] }) else {
-        return actual.count <= expected.count ? 0 : nil
+    guard let missing = glitchFrames(actual, in: expected, maximumFrames: maximumDroppedFrames),
+        actual.count <= expected.count - missing * 2
+    else { return nil }
+    return missing
+}
+
+/// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
+/// forgives one glitch of at most `maximumFrames` frames: a run of `expected` missing from `actual`, or recorded as
+/// silence in its place. Returns the frames missing (0 when equal or silenced in place), or nil when they differ
+/// otherwise. Whether either goes on past the other is for the caller to judge.
+private func glitchFrames(_ actual: [Int16], in expected: [Int16], maximumFrames: Int) -> Int? {
+    func equal(actualFrom: Int, expectedFrom: Int) -> Bool {
+        let length = min(actual.count - actualFrom, expected.count - expectedFrom)
+        guard length >= 0 else { return actualFrom >= actual.count }
+        return actual[actualFrom..<(actualFrom + length)].elementsEqual(
+            expected[expectedFrom..<(expectedFrom + length)])
     }
-    let firstFrame = first / 2
-    for dropped in stride(from: 1, through: maximumDroppedFrames, by: 1) {
-        let shift = (firstFrame + dropped) * 2
-        guard shift + (actual.count - firstFrame * 2) <= expected.count else { break }
-        if actual[(firstFrame * 2)...].elementsEqual(expected[shift..<(shift + actual.count - firstFrame * 2)]) {
-            return dropped
-        }
+    let common = min(actual.count, expected.count)
+    guard let first = (0..<common).first(where: { actual[$0] != expected[$0] }) else { return 0 }
+    let glitchStart = first / 2 * 2
+    for frames in stride(from: 1, through: maximumFrames, by: 1) {
+        let glitchEnd = glitchStart + frames * 2
+        guard glitchEnd <= expected.count else { break }
+        let silencedInPlace = actual[glitchStart..<min(glitchEnd, actual.count)].allSatisfy { $0 == 0 }
+        if silencedInPlace, equal(actualFrom: glitchEnd, expectedFrom: glitchEnd) { return 0 }
+        if equal(actualFrom: glitchStart, expectedFrom: glitchEnd) { return frames }
     }
     return nil
 }

@@ -1,0 +1,68 @@
+import TestSupport
+import Testing
+
+@Suite("Recording comparison: exact, but for one lost quantum where the server is allowed one")
+struct RecordingComparisonTests {
+    /// 4,000 frames of interleaved stereo, no sample 0, each frame distinct.
+    private let reference: [Int16] = (0..<8_000).map { Int16(1 + $0 % 30_000) }
+    /// Silence around a recording, as the monitor records before and after the stream.
+    private let lead = [Int16](repeating: 0, count: 600)
+
+    private func recording(_ heard: [Int16]) -> [Int16] { lead + heard + lead }
+
+    private func silencing(frames: Range<Int>, of samples: [Int16]) -> [Int16] {
+        var silenced = samples
+        silenced.replaceSubrange(
+            (frames.lowerBound * 2)..<(frames.upperBound * 2), with: repeatElement(0, count: frames.count * 2))
+        return silenced
+    }
+
+    private func removing(frames: Range<Int>, of samples: [Int16]) -> [Int16] {
+        var removed = samples
+        removed.removeSubrange((frames.lowerBound * 2)..<(frames.upperBound * 2))
+        return removed
+    }
+
+    @Test("an exact recording matches with or without an allowance; a changed sample or a late sound never does")
+    func exact() {
+        #expect(recordingDifference(recording(reference), reference: reference) == nil)
+        #expect(recordingDifference(recording(reference), reference: reference, glitchAllowance: 512) == nil)
+        var changed = reference
+        changed[3_001] += 1
+        #expect(recordingDifference(recording(changed), reference: reference, glitchAllowance: 512) != nil)
+        let late = recording(reference) + [0, 0, 7, 7]
+        #expect(recordingDifference(late, reference: reference, glitchAllowance: 512) != nil)
+    }
+
+    @Test("one quantum left out, or recorded as silence in place, is forgiven only within the allowance")
+    func oneQuantum() {
+        let droppedOne = recording(removing(frames: 1_024..<1_280, of: reference))
+        let silencedOne = recording(silencing(frames: 1_024..<1_280, of: reference))
+        #expect(recordingDifference(droppedOne, reference: reference) != nil)
+        #expect(recordingDifference(silencedOne, reference: reference) != nil)
+        #expect(recordingDifference(droppedOne, reference: reference, glitchAllowance: 256) == nil)
+        #expect(recordingDifference(silencedOne, reference: reference, glitchAllowance: 256) == nil)
+        #expect(recordingDifference(droppedOne, reference: reference, glitchAllowance: 255) != nil)
+        #expect(recordingDifference(silencedOne, reference: reference, glitchAllowance: 255) != nil)
+    }
+
+    @Test("a second lost quantum, or a quantum lost and another sample changed, is never forgiven")
+    func secondGlitch() {
+        let twoSilenced = silencing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
+        #expect(recordingDifference(recording(twoSilenced), reference: reference, glitchAllowance: 512) != nil)
+        let silencedAndDropped = removing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
+        #expect(recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512) != nil)
+        var droppedAndChanged = removing(frames: 512..<768, of: reference)
+        droppedAndChanged[5_000] += 1
+        #expect(recordingDifference(recording(droppedAndChanged), reference: reference, glitchAllowance: 512) != nil)
+    }
+
+    @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
+    func prefixBeforePause() {
+        let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))
+        #expect(droppedFrames(before, in: reference, maximumDroppedFrames: 512) == 256)
+        #expect(droppedFrames(before, in: reference, maximumDroppedFrames: 0) == nil)
+        #expect(droppedFrames(Array(reference.prefix(4_000)), in: reference, maximumDroppedFrames: 0) == 0)
+        #expect(droppedFrames(reference + [5, 5], in: reference, maximumDroppedFrames: 512) == nil)
+    }
+}
