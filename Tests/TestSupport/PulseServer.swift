@@ -43,6 +43,9 @@ public final class PulseServer: Sendable {
             }
         }
 
+        /// Where in its folder the server listens.
+        var socketPath: String { self == .pipeWire ? "runtime/pulse/native" : "native" }
+
         /// What the script's `start` takes after the folder.
         var startOptions: [String] { self == .rewindingPulseAudio ? ["--rewinds"] : [] }
 
@@ -63,7 +66,13 @@ public final class PulseServer: Sendable {
                 description: "no \(kind.rawValue) server could be started in \(directory): "
                     + "\(result.standardError) (run scripts/setup to install it)")
         }
-        address = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The script prints the address and nothing else: anything more is a tool's message that went astray.
+        let printed = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard printed == "unix:\(directory)/\(kind.socketPath)" else {
+            throw StartError(
+                description: "\(kind.script) start \(directory) printed \"\(printed)\", not the server's address alone")
+        }
+        address = printed
     }
 
     /// Stops the server (a test of a dying server calls this mid-playback).
