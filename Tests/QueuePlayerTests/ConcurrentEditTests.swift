@@ -9,7 +9,10 @@ import Testing
 struct ConcurrentEditTests {
     @Test("four tasks appending at once: every entry queued once, each task's entries in its own order")
     func concurrentAppends() async {
-        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: NullSink(pacing: .realTime))
+        // Playing, with the decoding thread at work, but on a sink whose time moves only when a test steps it: the
+        // first item cannot end while the tasks append, however slowly they run (under ThreadSanitizer, on a loaded
+        // machine, a real-time sink played the 5 s item out first, and it left the queue).
+        let engine = playing([Fixtures.mp3("stereo-44k-5s")], on: SteppedSink())
         let batches = await withTaskGroup(of: [QueueEntry].self) { group in
             for task in 0..<4 {
                 group.addTask {
