@@ -43,9 +43,6 @@ public final class PulseServer: Sendable {
             }
         }
 
-        /// Where in its folder the server listens.
-        var socketPath: String { self == .pipeWire ? "runtime/pulse/native" : "native" }
-
         /// What the script's `start` takes after the folder.
         var startOptions: [String] { self == .rewindingPulseAudio ? ["--rewinds"] : [] }
 
@@ -66,9 +63,11 @@ public final class PulseServer: Sendable {
                 description: "no \(kind.rawValue) server could be started in \(directory): "
                     + "\(result.standardError) (run scripts/setup to install it)")
         }
-        // The script prints the address and nothing else: anything more is a tool's message that went astray.
+        // `start` prints the address (what `address` prints) and nothing else: anything more is a tool's message
+        // that went astray.
         let printed = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard printed == "unix:\(directory)/\(kind.socketPath)" else {
+        let expected = await Subprocess.run(Self.script(kind), ["address", directory]).standardOutput
+        guard printed == expected.trimmingCharacters(in: .whitespacesAndNewlines) else {
             throw StartError(
                 description: "\(kind.script) start \(directory) printed \"\(printed)\", not the server's address alone")
         }

@@ -96,8 +96,9 @@ public func droppedFrames(_ actual: [Int16], in expected: [Int16], maximumDroppe
 /// otherwise. Whether either goes on past the other is for the caller to judge.
 private func glitchFrames(_ actual: [Int16], in expected: [Int16], maximumFrames: Int) -> Int? {
     func equal(actualFrom: Int, expectedFrom: Int) -> Bool {
+        // Nothing left to compare (`actual` may end inside the glitch) is no difference.
         let length = min(actual.count - actualFrom, expected.count - expectedFrom)
-        guard length >= 0 else { return actualFrom >= actual.count }
+        guard length > 0 else { return true }
         return actual[actualFrom..<(actualFrom + length)].elementsEqual(
             expected[expectedFrom..<(expectedFrom + length)])
     }
