@@ -121,9 +121,11 @@ struct PulseAudioTests {
             heard >= seconds.reduce(0, +) - (kind.rewindsAtStreamStart ? 0.04 : 0.01), "heard \(heard) s of \(seconds)")
         #expect(heard <= seconds.reduce(0, +) + 0.1, "heard \(heard) s of \(seconds)")
         // Every item is resampled to the sink's rate into one stream: no join leaves silence (a stream per rate
-        // left up to 30 ms on PulseAudio and 75-85 ms on PipeWire, which also switched its graph's rate).
+        // left up to 30 ms on PulseAudio and 75-85 ms on PipeWire, which also switched its graph's rate). PipeWire's
+        // graph may record a quantum it lost as silence in place, anywhere: that much is allowed, under half the least
+        // a second stream left (30 ms: 1,323 frames).
         let gap = longestSilence(inside: samples)
-        #expect(gap <= 2, "a change of rate left \(gap) frames of silence")
+        #expect(gap <= max(2, kind.droppedQuantumAllowance), "a change of rate left \(gap) frames of silence")
     }
 
     @Test(
