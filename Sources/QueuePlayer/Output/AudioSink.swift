@@ -40,6 +40,11 @@ public protocol AudioSink: AnyObject, Sendable {
     /// ``start(format:renderer:paused:)`` again, or throws the error that names what is still missing. Does nothing
     /// when connected. Called by the engine with backoff, never on the render thread.
     func reconnect() throws(AudioSinkError)
+    /// Asks for `gain` (linear: 0 silent, 1 as decoded) on what is heard. A sink whose server has a volume of its own
+    /// applies it there, to frames already handed over too, and turns off ``Renderer/appliesGain`` on the renderer
+    /// of each stream it starts; the others leave the gain to the renderer. Remembered across streams and
+    /// reconnections.
+    func setGain(_ gain: Float)
     /// Sets the closure told about failures after start.
     func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void)
     /// Sets the closure told `true` when the server suspends the device the stream plays on, and `false` when it
@@ -52,6 +57,9 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
+    /// A sink with no volume of its own leaves the gain to the renderer, which multiplies the samples.
+    public func setGain(_ gain: Float) {}
+
     /// A sink whose device is never suspended (an in-process sink) never calls the handler.
     public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
 

@@ -25,18 +25,28 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// `PulseAudio (<address>)`.
     public var name: String { "PulseAudio (\(Self.describe(serverAddress)))" }
 
-    /// Target buffering in the server, in milliseconds. A cork silences the stream and a flush drops what it holds
-    /// at once, whatever this is; a volume change is heard after it. The server asks for a third of it at a time
-    /// (``requestMilliseconds``), and the sink's own latency gets (target − 2 × request) / 2 = 50 ms, as at the
-    /// 200 ms target with the server's own request size: the reported time against the monitor did not move (median
-    /// −0.15 ms either way), while the libpulse thread's CPU for 30 s fell from 53 to 42 ms.
-    public static let targetLatencyMilliseconds = 300
+    /// How the server buffers the stream: how much it holds (the target) and how much it asks for at a time.
+    struct Buffering {
+        /// Target buffering in the server. A cork silences the stream and a flush drops what it holds at once,
+        /// whatever this is.
+        var targetMilliseconds: Int
+        /// The request size. The libpulse thread wakes twice per request: for the request, and for the memory block
+        /// the server releases once it has played it (the sink's block later).
+        var requestMilliseconds: Int
+    }
 
-    /// How much the server asks for at a time, in milliseconds: with the memory block it releases once played, the
-    /// libpulse thread wakes 20 times a second (40 at the server's default request of 50 ms). A request as large
-    /// with a 200 ms target (tried earlier) leaves the sink no latency of its own under `PA_STREAM_ADJUST_LATENCY`,
-    /// and the reported time then read 0.6 ms early against the monitor.
-    static let requestMilliseconds = 100
+    /// PulseAudio's buffering: requests of 200 ms, so the libpulse thread wakes 10 times a second (20 at 100 ms, 40
+    /// at the server's default of 50), of a 500 ms target, which leaves the sink (500 − 2 × 200) / 2 = 50 ms of
+    /// latency of its own under `PA_STREAM_ADJUST_LATENCY`, as at the smaller sizes: the reported time against the
+    /// monitor does not move with the target (with no latency of its own left, at 100 ms requests of a 200 ms
+    /// target, it read 0.6 ms early). The volume is the stream's own in the server (``setGain(_:)``), heard within
+    /// the sink's latency, so the deeper buffer delays nothing a listener does: pause, seek and skip cork or flush.
+    static let pulseAudioBuffering = Buffering(targetMilliseconds: 500, requestMilliseconds: 200)
+
+    /// PipeWire's buffering: it turns the request size into its graph's quantum, and at 200 ms (8,192 frames, its
+    /// largest) play after pause was heard 0.2 s late; the volume stays the renderer's there, heard after the
+    /// buffer (300 ms at most).
+    static let pipeWireBuffering = Buffering(targetMilliseconds: 300, requestMilliseconds: 100)
 
     private let logger: Logger
     private let applicationName: String
@@ -83,6 +93,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var lastTiming: pa_timing_info?
     /// The default sink's sample rate, read at each connection; nil before the first.
     private var sinkSampleRate: Int?
+    /// The gain asked for (``setGain(_:)``), applied as the stream's volume when ``appliesGainInServer``.
+    private var gain: Float = 1
+    /// The stream's volume in the server carries the gain (PulseAudio), so the renderer leaves the samples as they
+    /// are; on PipeWire, whose handling of a stream's volume has not been measured here, the renderer applies it.
+    private var appliesGainInServer: Bool { !serverIsPipeWire }
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
@@ -319,17 +334,23 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         isCorked = paused
         lostAt = nil
         lastTiming = nil
+        let buffering = serverIsPipeWire ? Self.pipeWireBuffering : Self.pulseAudioBuffering
         let bytesPerFrame = UInt32(format.channelCount * MemoryLayout<Int16>.size)
-        let targetBytes = UInt32(format.sampleRate * Self.targetLatencyMilliseconds / 1000) * bytesPerFrame
-        let requestBytes = UInt32(format.sampleRate * Self.requestMilliseconds / 1000) * bytesPerFrame
+        let targetBytes = UInt32(format.sampleRate * buffering.targetMilliseconds / 1000) * bytesPerFrame
+        let requestBytes = UInt32(format.sampleRate * buffering.requestMilliseconds / 1000) * bytesPerFrame
         var attributes = pa_buffer_attr(
             maxlength: .max, tlength: targetBytes, prebuf: .max, minreq: requestBytes, fragsize: .max)
+        renderer.appliesGain = !appliesGainInServer
+        var volume = streamVolume(channelCount: format.channelCount)
         // PipeWire's server keeps libpulse's automatic timing updates (see ``scheduleTimingRequests()``).
         let automaticTiming = serverIsPipeWire ? PA_STREAM_AUTO_TIMING_UPDATE.rawValue : 0
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | automaticTiming
                 | (paused ? PA_STREAM_START_CORKED.rawValue : 0))
-        guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0 else {
+        let connected = appliesGainInServer
+            ? pa_stream_connect_playback(stream, nil, &attributes, flags, &volume, nil)
+            : pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil)
+        guard connected >= 0 else {
             throw streamError("PulseAudio refused to connect the playback stream")
         }
         // Another thread may close the stream while the lock is released in the wait (the event thread stops the
@@ -351,6 +372,27 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             if !paused { scheduleTimingRequests() }
         }
         logger.debug("PulseAudio stream ready", metadata: ["format": "\(format)"])
+    }
+
+    /// On PulseAudio, sets the stream's volume in the server (now, for what it holds too, and for every stream
+    /// opened later); elsewhere only remembers it, as the renderer applies it. Does not wait for the server.
+    public func setGain(_ gain: Float) {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        self.gain = max(0, gain)
+        guard appliesGainInServer, let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else {
+            return
+        }
+        var volume = streamVolume(channelCount: format.channelCount)
+        let operation = pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &volume, nil, nil)
+        if let operation { pa_operation_unref(operation) }
+    }
+
+    /// ``gain`` as a volume for every channel of the stream. Lock held.
+    private func streamVolume(channelCount: Int) -> pa_cvolume {
+        var volume = pa_cvolume()
+        pa_cvolume_set(&volume, UInt32(channelCount), pa_sw_volume_from_linear(Double(gain)))
+        return volume
     }
 
     /// Corks or uncorks the stream and waits for the server to confirm. Nothing buffered is lost.

@@ -113,6 +113,8 @@ extension PlaybackEngine {
         var holdsAtItemEnd = false
         var volume: Float = 1
         var isMuted = false
+        /// What the samples are multiplied by: the volume, or 0 while muted.
+        var gain: Float { isMuted ? 0 : volume }
         var nextObserverID = 1
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]

@@ -218,16 +218,17 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
-    /// Applies to frames rendered from now on (through PulseAudio, heard after the server's buffer, at most
-    /// ``PulseAudioSink/targetLatencyMilliseconds``). Any thread.
+    /// Through PulseAudio it is the stream's volume in the server, heard within the sink's own latency; elsewhere
+    /// (PipeWire, the ``NullSink``) it applies to frames rendered from now on, so through a server's buffer it is
+    /// heard that much later. Any thread.
     public var volume: Float {
         get { state.withLock { $0.volume } }
         set {
-            let gain = state.withLock { state -> Float in
-                state.volume = max(0, newValue)
-                return state.isMuted ? 0 : state.volume
-            }
-            renderer.gain = gain
+            applyGain(
+                state.withLock { state -> Float in
+                    state.volume = max(0, newValue)
+                    return state.gain
+                })
         }
     }
 
@@ -235,12 +236,18 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     public var isMuted: Bool {
         get { state.withLock { $0.isMuted } }
         set {
-            let gain = state.withLock { state -> Float in
-                state.isMuted = newValue
-                return state.isMuted ? 0 : state.volume
-            }
-            renderer.gain = gain
+            applyGain(
+                state.withLock { state -> Float in
+                    state.isMuted = newValue
+                    return state.gain
+                })
         }
+    }
+
+    /// Hands the gain to the renderer and to the sink, which decides which of them applies it.
+    private func applyGain(_ gain: Float) {
+        renderer.gain = gain
+        sink.setGain(gain)
     }
 
     /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until

@@ -53,6 +53,7 @@ public final class Renderer: Sendable {
     private let endOfStreamIndex = Atomic<Int>(0)
     private let underrunFrames = Atomic<Int>(0)
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
+    private let multipliesByGain = Atomic<Bool>(true)
     /// Free samples the waiting producer needs before it is worth waking; 0 when it is not waiting.
     private let producerWantsFreeSamples = Atomic<Int>(0)
     private let spaceAvailable = DispatchSemaphore(value: 0)
@@ -74,6 +75,14 @@ public final class Renderer: Sendable {
         set { gainBits.store(max(0, newValue).bitPattern, ordering: .relaxed) }
     }
 
+    /// Whether rendering multiplies the samples by ``gain`` (true, the default). A sink whose server applies the
+    /// gain to the stream itself (see ``AudioSink/setGain(_:)``) turns it off, so that it is not applied twice; the
+    /// samples then go out as decoded. Any thread; applies from the next render.
+    public var appliesGain: Bool {
+        get { multipliesByGain.load(ordering: .relaxed) }
+        set { multipliesByGain.store(newValue, ordering: .relaxed) }
+    }
+
     /// Frames of silence written so far because the ring ran dry before the end of the stream (glitches).
     public var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
 
@@ -91,8 +100,8 @@ public final class Renderer: Sendable {
         if target > ring.consumedCount {
             ring.skip(to: target)
         }
-        let copiedSamples = ring.read(
-            into: &destination, from: 0, gain: Float(bitPattern: gainBits.load(ordering: .relaxed)))
+        let gain = multipliesByGain.load(ordering: .relaxed) ? Float(bitPattern: gainBits.load(ordering: .relaxed)) : 1
+        let copiedSamples = ring.read(into: &destination, from: 0, gain: gain)
         let copied = copiedSamples / channels
         let consumed = ring.consumedCount
         let ended = copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)
