@@ -13,12 +13,14 @@ let shippedLinkerSettings: [LinkerSetting] = [
 // The daemon's functions that run are laid out together, in the order scripts/link-order lists them (made by running
 // the daemon under callgrind), so that the code it runs fills few pages instead of being spread over its 20 MB of
 // code, most of which never runs (scripts/build-release gives every function its own section). Names the list has
-// and the build does not are ignored.
+// and the build does not are ignored. Functions that no list can name (private ones, and helpers every object has a
+// copy of) are gathered beside them by scripts/queueplayerd-sections.ld.
 let daemonLinkOrder: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/queueplayerd.order",
             "-Xlinker", "--no-warn-symbol-ordering",
+            "-Xlinker", "--script=\(Context.packageDirectory)/scripts/queueplayerd-sections.ld",
         ],
         .when(configuration: .release))
 ]
