@@ -14,7 +14,6 @@ import ServiceLifecycle
 /// an executable of its own): help and errors name `playerctl daemon`, and the parser does not first try the
 /// arguments as a request for a completion script, which `playerctl` itself answers (that try built two argument
 /// sets and cost 2 ms of every start).
-@main
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon",
@@ -36,11 +35,10 @@ struct DaemonCommand: AsyncParsableCommand {
             """
     )
 
-    /// Sets up the allocator before anything else runs, then parses the arguments and runs the daemon. An error or
-    /// a request for help is reported as ArgumentParser's `exit(withError:)` does, except that the hint after a usage
-    /// error names the command as it is typed: ArgumentParser spells it without the super-command.
-    static func main() async {
-        FreedMemory.configureAllocator()
+    /// Parses the arguments and runs the daemon (see ``DaemonEntry``). An error or a request for help is reported as
+    /// ArgumentParser's `exit(withError:)` does, except that the hint after a usage error names the command as it is
+    /// typed: ArgumentParser spells it without the super-command.
+    static func parseAndRun() async {
         do {
             try await parse().run()
         } catch {

@@ -1,0 +1,21 @@
+import Dispatch
+import QueuePlayerService
+
+/// The daemon's entry point: sets up the allocator before anything else runs, then runs ``DaemonCommand`` on the
+/// global executor while the main thread waits for it.
+///
+/// Not an `async` main: that one hands the main thread to `dispatch_main()`, which ends it with `pthread_exit`, and
+/// the forced unwind of its stack searched the binary's unwind tables at every start, leaving half a megabyte of them
+/// resident (the kernel maps 64 KiB around each page touched). Nothing in the daemon runs on the main actor.
+@main
+enum DaemonEntry {
+    static func main() {
+        FreedMemory.configureAllocator()
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            await DaemonCommand.parseAndRun()
+            finished.signal()
+        }
+        finished.wait()
+    }
+}
