@@ -9,6 +9,8 @@ import QueuePlayerService
 /// resident (the kernel maps 64 KiB around each page touched). Nothing in the daemon runs on the main actor.
 @main
 enum DaemonEntry {
+    /// Runs the daemon to its end on the main thread's behalf; an exit status other than success leaves through
+    /// `exit` inside ``DaemonCommand/parseAndRun()``.
     static func main() {
         FreedMemory.configureAllocator()
         let finished = DispatchSemaphore(value: 0)

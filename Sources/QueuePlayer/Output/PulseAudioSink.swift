@@ -375,7 +375,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// On PulseAudio, sets the stream's volume in the server (now, for what it holds too, and for every stream
-    /// opened later); elsewhere only remembers it, as the renderer applies it. Does not wait for the server.
+    /// opened later); elsewhere only remembers it, as the renderer applies it. Does not wait for the server. Any
+    /// thread but libpulse's.
     public func setGain(_ gain: Float) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
