@@ -14,14 +14,10 @@ struct CurrentItemTests {
             logger: quietLogger, application: Application())
     }
 
-    /// Plays until the first item is heard, then pauses; returns the player's events from then on.
+    /// Plays until the first item is heard, then pauses; returns the player's events from its start on.
     private func pausedInFirstItem(_ player: QueuePlayer) async -> AsyncStream<PlaybackEvent>.Iterator {
-        var events = player.playbackEvents().makeAsyncIterator()
-        player.play()
-        while let event = await events.next() {
-            if case .itemStarted = event { break }
-        }
-        player.pause()
+        let events = player.playbackEvents().makeAsyncIterator()
+        await playThenPause(player)
         return events
     }
 

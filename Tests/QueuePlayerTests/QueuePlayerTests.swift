@@ -128,10 +128,9 @@ struct QueuePlayerTests {
         let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
         let changes = player.currentItemChanges()
         let notifications = player.notifications()
-        player.play()
         var iterator = changes.makeAsyncIterator()
+        await playThenPause(player)
         #expect(await iterator.next() == item)
-        player.pause()
         #expect(player.seek(to: MediaTime(value: 3, timescale: 1)))
         let jumped = await waitForNotifications(player, notifications, count: 1) { _ in true }
         #expect(jumped == [.timeJumped(item)])
@@ -218,10 +217,9 @@ struct QueuePlayerTests {
         let item = PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))
         let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
         let changes = player.currentItemChanges()
-        player.play()
         var iterator = changes.makeAsyncIterator()
+        await playThenPause(player)
         #expect(await iterator.next() == item)
-        player.pause()
         let replaced = Transcript()
         let (completions, completed) = AsyncStream.makeStream(of: Bool.self)
         player.seek(to: MediaTime(value: 1, timescale: 1), queue: replaced.queue) {
