@@ -14,8 +14,10 @@ final class TerminationRecorder: Sendable {
     func record(_ status: Int32) { statuses.withLock { $0.append(status) } }
 }
 
-/// Waits up to `seconds` for `condition`.
-func eventually(within seconds: Double = 2, _ condition: () -> Bool) async -> Bool {
+/// Waits for `condition`, which work on the cooperative pool makes true (a background task's work, its end, the
+/// suspension after it), giving up after `seconds`: a guard against a hang, not a bound on how soon. Under
+/// ThreadSanitizer with every suite running, the pool's two threads were busy for over 2 s, the old limit.
+func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         if ContinuousClock.now > deadline { return false }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 @testable import QueuePlayer
 
@@ -22,12 +23,25 @@ func playThenPause(_ engine: PlaybackEngine, at time: MediaTime = earlyInFirstIt
 
 /// ``playThenPause(_:at:)`` for a player.
 func playThenPause(_ player: QueuePlayer, at time: MediaTime = earlyInFirstItem) async {
-    let (paused, pausedContinuation) = AsyncStream.makeStream(of: Void.self)
-    let observer = player.addBoundaryTimeObserver(forTimes: [time], queue: DispatchQueue(label: "pause")) {
-        player.pause()
-        pausedContinuation.yield()
+    await play(player, thenAt: time) { player.pause() }
+}
+
+/// Plays `player`, which must not be playing yet, and runs `action` once, from a boundary time observer on a queue of
+/// its own, as `time` is heard in the item whose file is named `fileName` (in the first item heard, when nil);
+/// returns once it ran. As ``playThenPause(_:at:)``, so that the command does not wait for the test's task.
+func play(
+    _ player: QueuePlayer, thenAt time: MediaTime = earlyInFirstItem, inFileNamed fileName: String? = nil,
+    _ action: @escaping @Sendable () -> Void
+) async {
+    let (done, doneContinuation) = AsyncStream.makeStream(of: Void.self)
+    let ran = Mutex(false)
+    let observer = player.addBoundaryTimeObserver(forTimes: [time], queue: DispatchQueue(label: "command")) {
+        guard fileName == nil || player.currentItem?.url.lastPathComponent == fileName else { return }
+        guard !ran.withLock({ ran in defer { ran = true }; return ran }) else { return }
+        action()
+        doneContinuation.finish()
     }
     player.play()
-    for await _ in paused { break }
+    for await _ in done {}
     player.removeTimeObserver(observer)
 }
