@@ -7,9 +7,15 @@ import Testing
 
 /// An engine on `sink` that has queued `urls` and started playing, with a decode-ahead ring of `bufferFrames`.
 func playing(_ urls: [URL], on sink: any AudioSink, bufferFrames: Int = 32_768) -> PlaybackEngine {
+    let engine = queued(urls, on: sink, bufferFrames: bufferFrames)
+    engine.play()
+    return engine
+}
+
+/// An engine on `sink` that has queued `urls`, not playing yet, with a decode-ahead ring of `bufferFrames`.
+func queued(_ urls: [URL], on sink: any AudioSink, bufferFrames: Int = 32_768) -> PlaybackEngine {
     let engine = PlaybackEngine(sink: sink, logger: quietLogger, bufferFrames: bufferFrames)
     engine.enqueue(urls)
-    engine.play()
     return engine
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 @testable import QueuePlayer
 
@@ -34,10 +33,10 @@ func play(
     _ action: @escaping @Sendable () -> Void
 ) async {
     let (done, doneContinuation) = AsyncStream.makeStream(of: Void.self)
-    let ran = Mutex(false)
+    let once = Once()
     let observer = player.addBoundaryTimeObserver(forTimes: [time], queue: DispatchQueue(label: "command")) {
         guard fileName == nil || player.currentItem?.url.lastPathComponent == fileName else { return }
-        guard !ran.withLock({ ran in defer { ran = true }; return ran }) else { return }
+        guard once.take() else { return }
         action()
         doneContinuation.finish()
     }

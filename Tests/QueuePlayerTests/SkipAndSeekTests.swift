@@ -40,7 +40,8 @@ final class Once: Sendable {
 }
 
 /// Collects the engine's events, by name, until the queue ends; when `seconds` is given, runs `action` once, as the
-/// first item's time crosses it (a boundary observer: item time, not the test's clock, so load cannot move it).
+/// first item's time crosses it (a boundary observer: item time, not the test's clock, so load cannot move it), and
+/// only then plays: an engine that played before the observer was in place could be past that time already.
 func events(
     of engine: PlaybackEngine, at seconds: Double? = nil, do action: @escaping @Sendable () -> Void = {}
 ) async -> [String] {
@@ -50,6 +51,7 @@ func events(
         _ = engine.addBoundaryTimeObserver(forTimes: [time], queue: .global()) {
             if once.take() { action() }
         }
+        engine.play()
     }
     var names: [String] = []
     for await event in engine.events {
@@ -64,7 +66,7 @@ struct SkipAndSeekTests {
     @Test("advancing leaves the item at once and plays the next ones whole, with no finished event for it")
     func advance() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink)
+        let engine = queued(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink)
         let names = await events(of: engine, at: 0.3) {
             engine.advanceToNextItem()
         }
@@ -78,7 +80,7 @@ struct SkipAndSeekTests {
     @Test("seeking jumps to the exact frame of the same item, without a second start event")
     func seekForward() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: sink)
+        let engine = queued([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: sink)
         // The recording below shows the seek was carried out (the block runs on the observer's queue).
         let names = await events(of: engine, at: 0.2) { _ = engine.seek(toFrame: 198_450) }
         engine.shutdown()
@@ -116,7 +118,7 @@ struct SkipAndSeekTests {
     func advanceThroughPulseAudio() async throws {
         let server = try await PulseServer(name: "skip")
         let recording = try await MonitorRecording(server: server)
-        let engine = try playing(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: pulseSink(server))
+        let engine = try queued(["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: pulseSink(server))
         let names = await events(of: engine, at: 0.7) {
             engine.advanceToNextItem()
         }
