@@ -97,8 +97,7 @@ struct SkipAndSeekTests {
     @Test("a seek while paused is heard from the new frame when play resumes")
     func seekWhilePaused() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
-        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        let engine = queued([Fixtures.mp3("stereo-44k-5s")], on: sink)
         var iterator = engine.events.makeAsyncIterator()
         await playThenPause(engine)
         #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
