@@ -13,16 +13,30 @@ import UnixSignals
 ///
 /// SIGTTOU is ignored, so that a backgrounded process is never stopped for writing to its terminal (it does not
 /// draw its status line there anyway).
+///
+/// The signals are trapped by `trapSignals()`, before anything outside can know the process is there (the control
+/// socket): a SIGUSR1 or SIGUSR2 that arrived before the trap would take its default action and end the daemon.
+/// Signals that arrive between the trap and `run()` wait in the sequence.
 package final class ProcessLifecycle: Service {
     private let application: Application
     private let terminal: Int32?
+    private let signals: UnixSignalsSequence
     private let logger: Logger
 
-    /// `terminal` is the descriptor of the controlling terminal the status line goes to, or nil when detached.
-    package init(application: Application, terminal: Int32?, logger: Logger) {
+    /// `terminal` is the descriptor of the controlling terminal the status line goes to, or nil when detached;
+    /// `signals` is what `trapSignals()` returned.
+    package init(application: Application, terminal: Int32?, signals: UnixSignalsSequence, logger: Logger) {
         self.application = application
         self.terminal = terminal
+        self.signals = signals
         self.logger = logger
+    }
+
+    /// Ignores SIGTTOU and traps SIGUSR1, SIGUSR2 and SIGCONT; once this returns, none of them can end the process.
+    /// Call it once per process, before the control socket serves.
+    package static func trapSignals() async -> UnixSignalsSequence {
+        signal(SIGTTOU, SIG_IGN)
+        return await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
     }
 
     /// True when `terminal` is attached and this process group holds its foreground.
@@ -32,8 +46,7 @@ package final class ProcessLifecycle: Service {
     }
 
     package func run() async throws {
-        signal(SIGTTOU, SIG_IGN)
-        let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
+        let signals = self.signals
         // The shell sends SIGCONT whenever it hands the terminal over (`fg`) or lets a stopped job run on (`bg`),
         // so that is when ownership is looked at again.
         await cancelWhenGracefulShutdown {

@@ -136,6 +136,24 @@ struct BackgroundTests {
         #expect(audible.log.contains("App is backgrounded. Time is: 0.10"), "\(audible.log)")
     }
 
+    @Test("a signal sent as soon as the control socket accepts a connection is handled, not fatal")
+    func signalAtStart() async throws {
+        let socket = privateSocket("signal-at-start")
+        let daemon = try RunningDaemon(
+            [
+                "--sink", "null", "--manifest", "/nonexistent/Info.plist",
+                "--state-file", Subprocess.temporaryFile("sqlite").path, "--socket", socket,
+                Fixtures.mp3("stereo-44k-5s").path,
+            ])
+        // Returns once connected, before the daemon has answered: the socket file appears while the daemon is
+        // still opening its output, and SIGUSR1's default action would end the process.
+        let states = try await DaemonStates(socket: socket)
+        daemon.send(SIGUSR1)
+        #expect(await states.first { $0.application != "active" && !$0.plays() } != nil, "\(states.history)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.exitStatus() == 0, "\(daemon.log)")
+    }
+
     @Test("a malformed manifest is an error naming the file, and the service does not start")
     func malformedManifest() async throws {
         let manifest = try manifestFile(modes: ["audoi"])
