@@ -50,11 +50,8 @@ let package = Package(
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
-        .systemLibrary(
-            name: "CSoxr",
-            pkgConfig: "soxr",
-            providers: [.apt(["libsoxr-dev"])]
-        ),
+        // libsoxr-dev for its header; the library is loaded when an item first needs resampling.
+        .target(name: "CSoxr"),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "CSDBus",
