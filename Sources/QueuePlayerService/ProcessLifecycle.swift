@@ -14,9 +14,8 @@ import UnixSignals
 /// SIGTTOU is ignored, so that a backgrounded process is never stopped for writing to its terminal (it does not
 /// draw its status line there anyway).
 ///
-/// The signals are trapped by `trapSignals()`, before anything outside can know the process is there (the control
-/// socket): a SIGUSR1 or SIGUSR2 that arrived before the trap would take its default action and end the daemon.
-/// Signals that arrive between the trap and `run()` wait in the sequence.
+/// The signals are blocked in every thread from the start (`blockHandledSignals()`), and trapped by `trapSignals()`;
+/// one that arrives before the trap waits, pending, until the sequence reads it.
 package final class ProcessLifecycle: Service {
     private let application: Application
     private let terminal: Int32?
@@ -32,11 +31,29 @@ package final class ProcessLifecycle: Service {
         self.logger = logger
     }
 
-    /// Ignores SIGTTOU and traps SIGUSR1, SIGUSR2 and SIGCONT; once this returns, none of them can end the process.
-    /// Call it once per process, before the control socket serves.
+    /// Ignores SIGTTOU and traps SIGUSR1, SIGUSR2 and SIGCONT. Call it once per process.
     package static func trapSignals() async -> UnixSignalsSequence {
         signal(SIGTTOU, SIG_IGN)
         return await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
+    }
+
+    /// The signals the daemon receives through signal sequences: these three, and the service group's SIGTERM and
+    /// SIGINT.
+    package static let handledSignals: [Int32] = [SIGUSR1, SIGUSR2, SIGCONT, SIGTERM, SIGINT]
+
+    /// Blocks ``handledSignals`` in the calling thread; call it first thing on the main thread, so that every thread
+    /// inherits the mask.
+    ///
+    /// libdispatch reads a trapped signal from a signalfd, and blocks it only in its own threads: a thread that did
+    /// not block it could take the signal first and spend it on a handler that does nothing (a daemon under test once
+    /// lost both a SIGCONT and the SIGTERM after it). Blocked everywhere, a signal waits until its sequence reads it,
+    /// so one sent before the sequences exist (as soon as the control socket accepts a connection) is handled then,
+    /// instead of ending the process (SIGUSR1's and SIGUSR2's default action).
+    package static func blockHandledSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in handledSignals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// True when `terminal` is attached and this process group holds its foreground.

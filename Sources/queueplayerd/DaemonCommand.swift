@@ -110,8 +110,6 @@ struct DaemonCommand: AsyncParsableCommand {
         // the database took a millisecond of every start, on the way to the first sound.
         let stateURL = lifecycle.stateURL
         let storeOpening = Task.detached(priority: .userInitiated) { try Self.openStore(at: stateURL, logger: logger) }
-        // Trapped before the socket file appears: from then on a script may signal the process.
-        let signals = await ProcessLifecycle.trapSignals()
         // Claimed in the background while the rest starts; nothing plays before the claim has succeeded.
         let server = ControlServer(path: ControlSocketPath.resolve(socket), logger: logger)
         defer { server.removeSocketFile() }
@@ -159,7 +157,8 @@ struct DaemonCommand: AsyncParsableCommand {
         // Each service is named here: without a name, the group names it `"\(service)"`, a reflection of the type
         // whose protocol-conformance lookups took 0.7 ms of every start.
         let lifecycleService = ProcessLifecycle(
-            application: application, terminal: terminal, signals: signals, logger: logger)
+            application: application, terminal: terminal, signals: await ProcessLifecycle.trapSignals(),
+            logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "playback"),
             .init(service: lifecycleService, serviceName: "process lifecycle"),

@@ -1,8 +1,8 @@
 import Dispatch
 import QueuePlayerService
 
-/// The daemon's entry point: sets up the allocator before anything else runs, then runs ``DaemonCommand`` on the
-/// global executor while the main thread waits for it.
+/// The daemon's entry point: sets up the allocator and blocks the signals it handles before anything else runs (every
+/// thread inherits the mask), then runs ``DaemonCommand`` on the global executor while the main thread waits for it.
 ///
 /// Not an `async` main: that one hands the main thread to `dispatch_main()`, which ends it with `pthread_exit`, and
 /// the forced unwind of its stack searched the binary's unwind tables at every start, leaving half a megabyte of them
@@ -13,6 +13,7 @@ enum DaemonEntry {
     /// `exit` inside ``DaemonCommand/parseAndRun()``.
     static func main() {
         FreedMemory.configureAllocator()
+        ProcessLifecycle.blockHandledSignals()
         let finished = DispatchSemaphore(value: 0)
         Task.detached {
             await DaemonCommand.parseAndRun()

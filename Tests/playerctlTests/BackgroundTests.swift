@@ -154,6 +154,28 @@ struct BackgroundTests {
         #expect(await daemon.exitStatus() == 0, "\(daemon.log)")
     }
 
+    @Test("every thread of the daemon blocks the signals it handles, so that only their sequences receive them")
+    func handledSignalsBlockedEverywhere() async throws {
+        let socket = privateSocket("signal-mask")
+        let daemon = try RunningDaemon(
+            [
+                "--sink", "null", "--state-file", Subprocess.temporaryFile("sqlite").path, "--socket", socket,
+                Fixtures.mp3("stereo-44k-5s").path,
+            ])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.plays() } != nil, "\(states.history)")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")
+        let handled = [SIGUSR1, SIGUSR2, SIGCONT, SIGTERM, SIGINT].reduce(UInt64(0)) { $0 | 1 << UInt64($1 - 1) }
+        for task in tasks {
+            let status = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(task)/status", encoding: .utf8)
+            let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
+                .flatMap { UInt64($0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+            #expect(blocked.map { $0 & handled == handled } == true, "thread \(task): \(status)")
+        }
+        daemon.send(SIGTERM)
+        #expect(await daemon.exitStatus() == 0, "\(daemon.log)")
+    }
+
     @Test("a malformed manifest is an error naming the file, and the service does not start")
     func malformedManifest() async throws {
         let manifest = try manifestFile(modes: ["audoi"])
