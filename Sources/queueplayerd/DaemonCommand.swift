@@ -35,19 +35,20 @@ struct DaemonCommand: AsyncParsableCommand {
             """
     )
 
-    /// Parses the arguments and runs the daemon (see ``DaemonEntry``). An error or a request for help is reported as
-    /// ArgumentParser's `exit(withError:)` does, except that the hint after a usage error names the command as it is
-    /// typed: ArgumentParser spells it without the super-command.
-    static func parseAndRun() async {
+    /// Parses the arguments and runs the daemon (see ``DaemonEntry``), and returns the process's exit status. An
+    /// error or a request for help is reported as ArgumentParser's `exit(withError:)` does, except that the hint after
+    /// a usage error names the command as it is typed: ArgumentParser spells it without the super-command.
+    static func parseAndRun() async -> Int32 {
         do {
             try await parse().run()
+            return ExitCode.success.rawValue
         } catch {
             let code = exitCode(for: error)
             let hint = "See '\(configuration.commandName ?? "daemon") "
             let text = fullMessage(for: error).replacing(hint, with: "See 'playerctl daemon ", maxReplacements: 1)
             let line = text.isEmpty ? "" : text + "\n"
             _ = line.withCString { write(code == .success ? STDOUT_FILENO : STDERR_FILENO, $0, strlen($0)) }
-            Glibc.exit(code.rawValue)
+            return code.rawValue
         }
     }
 
