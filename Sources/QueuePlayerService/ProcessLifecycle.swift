@@ -37,8 +37,8 @@ package final class ProcessLifecycle: Service {
         return await UnixSignalsSequence(trapping: .sigusr1, .sigusr2, .sigcont)
     }
 
-    /// The signals the daemon receives through signal sequences: these three, and the service group's SIGTERM and
-    /// SIGINT.
+    /// The signals the daemon receives through signal sequences: SIGUSR1, SIGUSR2 and SIGCONT (``trapSignals()``), and
+    /// the service group's SIGTERM and SIGINT.
     package static let handledSignals: [Int32] = [SIGUSR1, SIGUSR2, SIGCONT, SIGTERM, SIGINT]
 
     /// Blocks ``handledSignals`` in the calling thread; call it first thing on the main thread, so that every thread
