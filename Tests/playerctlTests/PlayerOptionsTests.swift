@@ -18,22 +18,25 @@ struct PlayerOptionsTests {
             ])
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { $0.plays() } != nil, "\(states.history)")
+        // Paused, the item cannot end while the table runs: under load its 25 processes took longer than its 5 s.
+        #expect(await control(socket, "pause").status == 0)
+        #expect(await states.first { $0.status == "Paused" } != nil, "\(states.history)")
         // (arguments, standard output, exit status); a nil output is not checked.
         let table: [([String], String?, Int32)] = [
             (["-l"], "queueplayer\n", 0),
             (["--list-all"], "queueplayer\n", 0),
-            (["-p", "queueplayer", "status"], "Playing\n", 0),
-            (["status", "--player", "queueplayer"], "Playing\n", 0),
-            (["-p", "vlc,queueplayer", "status"], "Playing\n", 0),
-            (["-p", "%any", "status"], "Playing\n", 0),
-            (["-a", "status"], "Playing\n", 0),
+            (["-p", "queueplayer", "status"], "Paused\n", 0),
+            (["status", "--player", "queueplayer"], "Paused\n", 0),
+            (["-p", "vlc,queueplayer", "status"], "Paused\n", 0),
+            (["-p", "%any", "status"], "Paused\n", 0),
+            (["-a", "status"], "Paused\n", 0),
             (["-p", "vlc", "status"], "", 1),
             (["-i", "queueplayer", "status"], "", 1),
-            (["-i", "vlc", "status"], "Playing\n", 0),
+            (["-i", "vlc", "status"], "Paused\n", 0),
             (["-p", "vlc", "-l"], "", 0),
             // As Debian's: status, position and volume templates see the player's properties, not the metadata.
-            (["-f", "{{status}} {{title}}", "status"], "Playing \n", 0),
-            (["-f", "{{status}} {{title}}", "metadata"], "Playing stereo-44k-5s.mp3\n", 0),
+            (["-f", "{{status}} {{title}}", "status"], "Paused \n", 0),
+            (["-f", "{{status}} {{title}}", "metadata"], "Paused stereo-44k-5s.mp3\n", 0),
             (["metadata", "-f", "{{uc(title)}}"], "STEREO-44K-5S.MP3\n", 0),
             (["-f", "{{volume}}", "volume"], "1.0\n", 0),
             (["volume"], "1.000000\n", 0),
