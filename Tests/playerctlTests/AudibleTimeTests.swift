@@ -32,11 +32,13 @@ struct AudibleTimeTests {
     /// The bounds this test states for a debug build on a loaded 2-core machine, in milliseconds: |median| and p95
     /// of the reported time's error, and p99 of how late a 10 ms observer's call runs after its time was heard.
     /// PulseAudio's are tight (the benchmark's target is |median| ≤ 0.2 ms, p95 ≤ 0.5 ms, measured at about
-    /// 0.04 ms and 0.07 ms in release builds). On PipeWire's server (0.3.65) the reported time runs a steady 7.2 ms
-    /// (p95 7.9 ms) ahead of the sound: its timing reports leave part of the graph's latency out, not yet
-    /// accounted for; the bound states that, so that any change is seen.
+    /// 0.04 ms and 0.07 ms in release builds). On PipeWire's server (0.3.65) the reported time runs ahead of the
+    /// sound by about 1.3 of the graph's quanta: its timing reports leave part of the graph's latency out, not yet
+    /// accounted for. With the test server's quantum of at least 512 frames (scripts/pipewire-server) that is
+    /// 13.5-17 ms (p95 20.5-23, observer lateness p99 20.5-22.5); it was 7.2 ms when parec's requests shrank the
+    /// quantum to 256. The bound states that, so that any change is seen.
     static func bounds(_ kind: PulseServer.Kind) -> (median: Double, p95: Double, lateness: Double) {
-        kind == .pipeWire ? (9, 10, 12) : (0.5, 1.5, 5)
+        kind == .pipeWire ? (22, 28, 30) : (0.5, 1.5, 5)
     }
 
     /// How many times the measurement is taken before the test fails. On a shared 2-core machine one measurement
