@@ -38,6 +38,12 @@ public final class RunningDaemon {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        // A crash is printed whatever the test expected: the Swift runtime's backtrace (which keeps the process
+        // alive, unresponsive, for seconds) is otherwise lost with the log, and a test sees only a silent daemon.
+        let log = log
+        if log.contains("*** Program crashed") || log.contains("Fatal error") {
+            FileHandle.standardError.write(Data("== playerctl daemon \(pid) crashed; its log:\n\(log)\n".utf8))
+        }
         try? FileManager.default.removeItem(at: logFile)
     }
 

@@ -117,9 +117,11 @@ struct BackgroundTests {
         #expect(silent.log.contains("not playing: started in the background"), "\(silent.log)")
         silent.send(SIGUSR2)
         states = try await DaemonStates(socket: socket)
-        #expect(await states.first { $0.application == "active" && $0.plays() } != nil, "\(states.history)")
+        #expect(
+            await states.first { $0.application == "active" && $0.plays() } != nil, "\(states.history)\n\(silent.log)")
         silent.send(SIGTERM)
-        #expect(await silent.exitStatus() == 0)
+        let silentStatus = await silent.exitStatus()
+        #expect(silentStatus == 0, "\(silent.log)")
         #expect(!silent.log.contains("New music name"), "\(silent.log)")
 
         let audible = try RunningDaemon(

@@ -143,7 +143,9 @@ extension QueuePlayer {
 
     /// Removes any observer this player or its engine returned a token for. Once this returns, no call of its block
     /// starts (a call running on another thread is waited for, unless this is called from inside an observer
-    /// call, so observers may remove themselves and each other). Any thread.
+    /// call, so observers may remove themselves and each other). Any thread, but not where the block in progress
+    /// waits for the caller: an `AsyncStream`'s `onTermination`, for a block that yields to that stream, runs under
+    /// the Swift runtime's lock on the cancelled consumer, which the yield needs; remove it from the block's queue.
     public func removeObserver(_ token: ObserverToken) {
         switch token.kind {
         case .time:

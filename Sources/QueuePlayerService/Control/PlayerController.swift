@@ -233,9 +233,13 @@ package final class PlayerController: Sendable {
                 continuation.yield(snapshot())
             }
         }
-        continuation.onTermination = { [weak self] _ in
+        continuation.onTermination = { [weak self, player, positionQueue] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            if let positionObserver { self?.player.removeTimeObserver(positionObserver) }
+            guard let positionObserver else { return }
+            // Not removed here: when the consuming task is cancelled (its connection closed), this runs under the
+            // Swift runtime's lock on that task, which a position call in progress needs in order to yield, and the
+            // removal waits for that call (the daemon hung so). On the observer's own queue no call is in progress.
+            positionQueue.async { player.removeTimeObserver(positionObserver) }
         }
         telling.withLock { _ in
             let current = snapshot()
