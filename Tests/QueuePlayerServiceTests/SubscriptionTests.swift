@@ -32,8 +32,9 @@ struct SubscriptionTests {
     func cancelledSubscriberIsLetGo() async throws {
         // A connection that closes cancels its subscription's task. The cancellation runs under the Swift runtime's
         // lock on that task, which a position call in progress needs in order to yield to it: a removal of the
-        // observer that waited there for the call hung the daemon (1 run in 300 under load; here, the first round). Calls every
-        // millisecond of the item's time come in bursts at each render, and the cancellation comes inside one.
+        // observer that waited there for the call hung the daemon (1 run in 120 under load; here, the first round).
+        // Calls every millisecond of the item's time come in bursts at each render, and the cancellation comes
+        // inside one.
         let service = try ServiceHarness(pacing: .realTime)
         // 30 s of items for 200 rounds of a render period or two each (5 s; under ThreadSanitizer, about 15).
         service.add(
@@ -53,18 +54,7 @@ struct SubscriptionTests {
                 snapshots += 1
                 if snapshots == 2 { break }
             }
-            // Cancelled on a thread of its own, so that a cancellation that never returns is reported here.
-            let returned = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-                Thread.detachNewThread {
-                    let cancelled = DispatchSemaphore(value: 0)
-                    Thread.detachNewThread {
-                        consumer.cancel()
-                        cancelled.signal()
-                    }
-                    done.resume(returning: cancelled.wait(timeout: .now() + 10) == .success)
-                }
-            }
-            guard returned else {
+            guard await cancellationReturns(consumer) else {
                 Issue.record("round \(round): cancelling a subscription did not return within 10 s")
                 // Its threads are stuck for good: the harness is left alive, since shutting it down would wait too.
                 _ = Unmanaged.passRetained(service)

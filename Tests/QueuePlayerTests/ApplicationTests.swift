@@ -26,6 +26,26 @@ func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> B
     return true
 }
 
+/// Moves an application between the foreground and the background over and over on a thread of its own, until
+/// stopped.
+final class Transitions: Sendable {
+    private let stopped = Atomic<Bool>(false)
+
+    init(of application: Application) {
+        Thread.detachNewThread { [self] in
+            while !stopped.load(ordering: .acquiring) {
+                application.enterBackground()
+                application.enterForeground()
+            }
+        }
+    }
+
+    /// Stops the transitions after the one under way (not waited for: it may be the one that hangs).
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+    }
+}
+
 @Suite("Application: states, transition notifications, background tasks")
 struct ApplicationTests {
     let log = CapturedLog()
@@ -67,6 +87,29 @@ struct ApplicationTests {
             if streamed.count == expected.count { break }
         }
         #expect(streamed == expected)
+    }
+
+    @Test("a stream whose consumer is cancelled while transitions are posted is let go at once, 100 times over")
+    func cancelledStreamConsumer() async {
+        // Cancelling the consumer's task ends its stream under the Swift runtime's lock on that task, and the end
+        // removes the stream under the application's lock; a transition that yielded to the stream under that
+        // lock needed the task's, and the two waited for each other (here, by the fourth round).
+        let application = application(audio: true)
+        let transitions = Transitions(of: application)
+        defer { transitions.stop() }
+        for round in 0..<100 {
+            let stream = application.notifications()
+            let (told, heard) = AsyncStream.makeStream(of: Void.self)
+            let consumer = Task {
+                for await _ in stream { heard.yield() }
+            }
+            // A notification has arrived: transitions are being posted as the cancellation comes.
+            for await _ in told { break }
+            guard await cancellationReturns(consumer) else {
+                Issue.record("round \(round): cancelling a notification stream's consumer did not return in 10 s")
+                return
+            }
+        }
     }
 
     @Test("without the audio mode, the background is suspended once no task runs; with it, it is not")

@@ -33,14 +33,20 @@ struct LifecycleState {
     var entryWorks: [Int: EntryWork] = [:]
     var nextObserverID = 1
 
+    /// Where streams are told, in the order of posting. Never under the lock: a yield needs the Swift runtime's lock
+    /// on the consuming task, which that task's cancellation holds while it removes the stream under this lock.
+    private static let streamDelivery = DispatchQueue(label: "queueplayer.lifecycle-streams")
+
     /// Hands `notification` to every observer and stream. Called in transition order under the lock, so each
     /// observer's queue and each stream receive the notifications in that order.
     func post(_ notification: LifecycleNotification) {
         for (queue, block) in observers.sorted(by: { $0.key < $1.key }).map(\.value) {
             queue.async { block(notification) }
         }
-        for continuation in streams.values {
-            continuation.yield(notification)
+        guard !streams.isEmpty else { return }
+        let continuations = Array(streams.values)
+        Self.streamDelivery.async {
+            for continuation in continuations { continuation.yield(notification) }
         }
     }
 
