@@ -51,7 +51,8 @@ struct PulseAudioTests {
         let reference = try kind.expectedRecording(
             of: names.flatMap { try Fixtures.referenceInt16($0) }, heard: samples)
         let difference = recordingDifference(
-            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance)
+            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance,
+            glitches: kind.droppedQuantumCount)
         #expect(difference == nil)
     }
 
@@ -84,8 +85,10 @@ struct PulseAudioTests {
         // Before it, the item from its start; after it, the rest from the frame the pause stopped at.
         let (before, after) = splitAtLongestSilence(samples)
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
-        // Exact, but for one quantum PipeWire's graph may drop from the recording (droppedQuantumAllowance).
-        let droppedBefore = droppedFrames(before, in: reference, maximumDroppedFrames: kind.droppedQuantumAllowance)
+        // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuantumAllowance, Count).
+        let droppedBefore = droppedFrames(
+            before, in: reference, maximumDroppedFrames: kind.droppedQuantumAllowance,
+            maximumGlitches: kind.droppedQuantumCount)
         #expect(droppedBefore != nil, "\(sampleDifference(before, Array(reference.prefix(before.count))) ?? "")")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
@@ -95,7 +98,9 @@ struct PulseAudioTests {
         let tolerance = kind.rewindsAtStreamStart ? 441 : 0
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
         let rest = Array(reference.dropFirst(resumedAt * 2))
-        let droppedAfter = droppedFrames(after, in: rest, maximumDroppedFrames: kind.droppedQuantumAllowance)
+        let droppedAfter = droppedFrames(
+            after, in: rest, maximumDroppedFrames: kind.droppedQuantumAllowance,
+            maximumGlitches: kind.droppedQuantumCount)
         #expect(droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2)
     }
 

@@ -57,6 +57,24 @@ struct RecordingComparisonTests {
         #expect(recordingDifference(recording(droppedAndChanged), reference: reference, glitchAllowance: 512) != nil)
     }
 
+    @Test("with two glitches allowed, two lost or silenced quanta are forgiven, and a third or a changed sample is not")
+    func twoGlitches() {
+        let silencedAndDropped = removing(frames: 2_700..<2_956, of: silencing(frames: 300..<556, of: reference))
+        #expect(
+            recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512, glitches: 2)
+                == nil)
+        #expect(
+            recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512) != nil)
+        let twoDropped = removing(frames: 2_600..<2_728, of: removing(frames: 300..<556, of: reference))
+        #expect(droppedFrames(twoDropped, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == 384)
+        let threeDropped = removing(frames: 3_400..<3_500, of: twoDropped)
+        #expect(droppedFrames(threeDropped, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == nil)
+        var droppedTwiceAndChanged = twoDropped
+        droppedTwiceAndChanged[7_000] += 1
+        #expect(
+            droppedFrames(droppedTwiceAndChanged, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == nil)
+    }
+
     @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
     func prefixBeforePause() {
         let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))

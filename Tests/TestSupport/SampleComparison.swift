@@ -16,10 +16,13 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
 ///
-/// With a `glitchAllowance` of `n` frames, one run of at most `n` frames may, once, be missing from the recording or
-/// be silent in it, the rest still exact: what a monitor of PipeWire's graph records when the graph loses a quantum
-/// (``PulseServer/Kind/droppedQuantumAllowance``). A second glitch, a longer one, or any other change still differs.
-public func recordingDifference(_ recording: [Int16], reference: [Int16], glitchAllowance: Int = 0) -> String? {
+/// With a `glitchAllowance` of `n` frames, a run of at most `n` frames may be missing from the recording or be silent
+/// in it, `glitches` times at most (once by default), the rest still exact: what a monitor of PipeWire's graph records
+/// when the graph loses a quantum (``PulseServer/Kind/droppedQuantumAllowance``). One glitch more, a longer one, or any
+/// other change still differs.
+public func recordingDifference(
+    _ recording: [Int16], reference: [Int16], glitchAllowance: Int = 0, glitches: Int = 1
+) -> String? {
     guard let firstSound = recording.firstIndex(where: { $0 != 0 }),
         let referenceSound = reference.firstIndex(where: { $0 != 0 })
     else { return "the recording is silent" }
@@ -28,7 +31,7 @@ public func recordingDifference(_ recording: [Int16], reference: [Int16], glitch
         return "the recording's sound starts \(-start / 2) frames before the reference's could"
     }
     let heard = Array(recording[start...])
-    guard let missing = glitchFrames(heard, in: reference, maximumFrames: glitchAllowance),
+    guard let missing = glitchFrames(heard, in: reference, maximumFrames: glitchAllowance, maximumGlitches: glitches),
         heard.count >= reference.count - missing * 2
     else {
         let span = Array(heard.prefix(reference.count))
@@ -80,37 +83,68 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
 }
 
 /// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,
-/// `n` when it is, once one run of `n` frames (`n` at most `maximumDroppedFrames`) is taken out of `expected`, and nil
-/// otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so. (A run recorded as silence in
-/// place is forgiven too, and counts 0.)
-public func droppedFrames(_ actual: [Int16], in expected: [Int16], maximumDroppedFrames: Int) -> Int? {
-    guard let missing = glitchFrames(actual, in: expected, maximumFrames: maximumDroppedFrames),
+/// `n` when it is once runs of `n` frames in all are taken out of `expected` (each of at most `maximumDroppedFrames`,
+/// `maximumGlitches` of them at most, one by default), and nil otherwise. A monitor recording of a PipeWire graph that
+/// dropped a quantum reads so. (A run recorded as silence in place is forgiven too, and counts 0.)
+public func droppedFrames(
+    _ actual: [Int16], in expected: [Int16], maximumDroppedFrames: Int, maximumGlitches: Int = 1
+) -> Int? {
+    guard
+        let missing = glitchFrames(
+            actual, in: expected, maximumFrames: maximumDroppedFrames, maximumGlitches: maximumGlitches),
         actual.count <= expected.count - missing * 2
     else { return nil }
     return missing
 }
 
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
-/// forgives one glitch of at most `maximumFrames` frames: a run of `expected` missing from `actual`, or recorded as
-/// silence in its place. Returns the frames missing (0 when equal or silenced in place), or nil when they differ
-/// otherwise. Whether either goes on past the other is for the caller to judge.
-private func glitchFrames(_ actual: [Int16], in expected: [Int16], maximumFrames: Int) -> Int? {
-    func equal(actualFrom: Int, expectedFrom: Int) -> Bool {
-        // Nothing left to compare (`actual` may end inside the glitch) is no difference.
+/// forgives up to `maximumGlitches` glitches of at most `maximumFrames` frames each: a run of `expected` missing from
+/// `actual`, or recorded as silence in its place. Returns the frames missing (0 when equal or silenced in place), or
+/// nil when they differ otherwise. Whether either goes on past the other is for the caller to judge.
+///
+/// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
+/// for the last glitch allowed, and for ``resyncFrames`` (or to their end) for an earlier one.
+private func glitchFrames(
+    _ actual: [Int16], in expected: [Int16], maximumFrames: Int, maximumGlitches: Int = 1
+) -> Int? {
+    /// Where `actual` from `actualFrom` and `expected` from `expectedFrom` first differ (samples from there), or nil
+    /// when they agree wherever both go on.
+    func firstDifference(actualFrom: Int, expectedFrom: Int) -> Int? {
         let length = min(actual.count - actualFrom, expected.count - expectedFrom)
-        guard length > 0 else { return true }
-        return actual[actualFrom..<(actualFrom + length)].elementsEqual(
-            expected[expectedFrom..<(expectedFrom + length)])
+        guard length > 0 else { return nil }
+        return (0..<length).first { actual[actualFrom + $0] != expected[expectedFrom + $0] }
     }
-    let common = min(actual.count, expected.count)
-    guard let first = (0..<common).first(where: { actual[$0] != expected[$0] }) else { return 0 }
-    let glitchStart = first / 2 * 2
-    for frames in stride(from: 1, through: maximumFrames, by: 1) {
-        let glitchEnd = glitchStart + frames * 2
-        guard glitchEnd <= expected.count else { break }
-        let silencedInPlace = actual[glitchStart..<min(glitchEnd, actual.count)].allSatisfy { $0 == 0 }
-        if silencedInPlace, equal(actualFrom: glitchEnd, expectedFrom: glitchEnd) { return 0 }
-        if equal(actualFrom: glitchStart, expectedFrom: glitchEnd) { return frames }
+    var (actualAt, expectedAt, missing) = (0, 0, 0)
+    for glitch in 0...maximumGlitches {
+        guard let difference = firstDifference(actualFrom: actualAt, expectedFrom: expectedAt) else { return missing }
+        guard glitch < maximumGlitches else { return nil }
+        let agreesAgainFor = glitch == maximumGlitches - 1 ? Int.max : resyncFrames * 2
+        func agrees(actualFrom: Int, expectedFrom: Int) -> Bool {
+            (firstDifference(actualFrom: actualFrom, expectedFrom: expectedFrom) ?? .max) >= agreesAgainFor
+        }
+        let glitchInActual = actualAt + difference / 2 * 2
+        let glitchInExpected = expectedAt + difference / 2 * 2
+        var placed = false
+        for frames in stride(from: 1, through: maximumFrames, by: 1) {
+            let glitchEnd = glitchInExpected + frames * 2
+            guard glitchEnd <= expected.count else { break }
+            let silencedEnd = glitchInActual + frames * 2
+            let silencedInPlace = actual[glitchInActual..<min(silencedEnd, actual.count)].allSatisfy { $0 == 0 }
+            if silencedInPlace, agrees(actualFrom: silencedEnd, expectedFrom: glitchEnd) {
+                (actualAt, expectedAt, placed) = (silencedEnd, glitchEnd, true)
+                break
+            }
+            if agrees(actualFrom: glitchInActual, expectedFrom: glitchEnd) {
+                (actualAt, expectedAt, placed) = (glitchInActual, glitchEnd, true)
+                missing += frames
+                break
+            }
+        }
+        guard placed else { return nil }
     }
     return nil
 }
+
+/// How long two recordings must agree after a glitch that is not the last one allowed for it to count as placed: 23
+/// ms of decoded sound, which does not match itself at another offset.
+private let resyncFrames = 1_024

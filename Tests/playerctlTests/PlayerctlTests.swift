@@ -148,7 +148,8 @@ struct PlayerctlDaemonTests {
         let reference = try kind.expectedRecording(
             of: names.flatMap { try Fixtures.referenceInt16($0) }, heard: samples)
         let difference = recordingDifference(
-            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance)
+            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance,
+            glitches: kind.droppedQuantumCount)
         #expect(difference == nil)
     }
 
