@@ -51,8 +51,7 @@ struct PulseAudioTests {
         let reference = try kind.expectedRecording(
             of: names.flatMap { try Fixtures.referenceInt16($0) }, heard: samples)
         let difference = recordingDifference(
-            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance,
-            glitches: kind.droppedQuantumCount)
+            samples, reference: reference, allowing: kind.droppedQuanta)
         #expect(difference == nil)
     }
 
@@ -85,10 +84,8 @@ struct PulseAudioTests {
         // Before it, the item from its start; after it, the rest from the frame the pause stopped at.
         let (before, after) = splitAtLongestSilence(samples)
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
-        // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuantumAllowance, Count).
-        let droppedBefore = droppedFrames(
-            before, in: reference, maximumDroppedFrames: kind.droppedQuantumAllowance,
-            maximumGlitches: kind.droppedQuantumCount)
+        // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuanta).
+        let droppedBefore = droppedFrames(before, in: reference, allowing: kind.droppedQuanta)
         #expect(droppedBefore != nil, "\(sampleDifference(before, Array(reference.prefix(before.count))) ?? "")")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
@@ -98,9 +95,7 @@ struct PulseAudioTests {
         let tolerance = kind.rewindsAtStreamStart ? 441 : 0
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
         let rest = Array(reference.dropFirst(resumedAt * 2))
-        let droppedAfter = droppedFrames(
-            after, in: rest, maximumDroppedFrames: kind.droppedQuantumAllowance,
-            maximumGlitches: kind.droppedQuantumCount)
+        let droppedAfter = droppedFrames(after, in: rest, allowing: kind.droppedQuanta)
         #expect(droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2)
     }
 
@@ -130,7 +125,7 @@ struct PulseAudioTests {
         // graph may record a quantum it lost as silence in place, anywhere: that much is allowed, under half the least
         // a second stream left (30 ms: 1,323 frames).
         let gap = longestSilence(inside: samples)
-        #expect(gap <= max(2, kind.droppedQuantumAllowance), "a change of rate left \(gap) frames of silence")
+        #expect(gap <= max(2, kind.droppedQuanta.frames), "a change of rate left \(gap) frames of silence")
     }
 
     @Test(

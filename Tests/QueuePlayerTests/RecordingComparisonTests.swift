@@ -8,6 +8,10 @@ struct RecordingComparisonTests {
     /// Silence around a recording, as the monitor records before and after the stream.
     private let lead = [Int16](repeating: 0, count: 600)
 
+    /// One run of up to 512 frames forgiven, and two.
+    private let upToOneQuantum = GlitchAllowance(frames: 512)
+    private let upToTwoQuanta = GlitchAllowance(frames: 512, count: 2)
+
     private func recording(_ heard: [Int16]) -> [Int16] { lead + heard + lead }
 
     private func silencing(frames: Range<Int>, of samples: [Int16]) -> [Int16] {
@@ -26,12 +30,12 @@ struct RecordingComparisonTests {
     @Test("an exact recording matches with or without an allowance; a changed sample or a late sound never does")
     func exact() {
         #expect(recordingDifference(recording(reference), reference: reference) == nil)
-        #expect(recordingDifference(recording(reference), reference: reference, glitchAllowance: 512) == nil)
+        #expect(recordingDifference(recording(reference), reference: reference, allowing: upToOneQuantum) == nil)
         var changed = reference
         changed[3_001] += 1
-        #expect(recordingDifference(recording(changed), reference: reference, glitchAllowance: 512) != nil)
+        #expect(recordingDifference(recording(changed), reference: reference, allowing: upToOneQuantum) != nil)
         let late = recording(reference) + [0, 0, 7, 7]
-        #expect(recordingDifference(late, reference: reference, glitchAllowance: 512) != nil)
+        #expect(recordingDifference(late, reference: reference, allowing: upToOneQuantum) != nil)
     }
 
     @Test("one quantum left out, or recorded as silence in place, is forgiven only within the allowance")
@@ -40,47 +44,47 @@ struct RecordingComparisonTests {
         let silencedOne = recording(silencing(frames: 1_024..<1_280, of: reference))
         #expect(recordingDifference(droppedOne, reference: reference) != nil)
         #expect(recordingDifference(silencedOne, reference: reference) != nil)
-        #expect(recordingDifference(droppedOne, reference: reference, glitchAllowance: 256) == nil)
-        #expect(recordingDifference(silencedOne, reference: reference, glitchAllowance: 256) == nil)
-        #expect(recordingDifference(droppedOne, reference: reference, glitchAllowance: 255) != nil)
-        #expect(recordingDifference(silencedOne, reference: reference, glitchAllowance: 255) != nil)
+        #expect(recordingDifference(droppedOne, reference: reference, allowing: GlitchAllowance(frames: 256)) == nil)
+        #expect(recordingDifference(silencedOne, reference: reference, allowing: GlitchAllowance(frames: 256)) == nil)
+        #expect(recordingDifference(droppedOne, reference: reference, allowing: GlitchAllowance(frames: 255)) != nil)
+        #expect(recordingDifference(silencedOne, reference: reference, allowing: GlitchAllowance(frames: 255)) != nil)
     }
 
     @Test("a second lost quantum, or a quantum lost and another sample changed, is never forgiven")
     func secondGlitch() {
         let twoSilenced = silencing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
-        #expect(recordingDifference(recording(twoSilenced), reference: reference, glitchAllowance: 512) != nil)
+        #expect(recordingDifference(recording(twoSilenced), reference: reference, allowing: upToOneQuantum) != nil)
         let silencedAndDropped = removing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
-        #expect(recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512) != nil)
+        #expect(recordingDifference(recording(silencedAndDropped), reference: reference, allowing: upToOneQuantum) != nil)
         var droppedAndChanged = removing(frames: 512..<768, of: reference)
         droppedAndChanged[5_000] += 1
-        #expect(recordingDifference(recording(droppedAndChanged), reference: reference, glitchAllowance: 512) != nil)
+        #expect(recordingDifference(recording(droppedAndChanged), reference: reference, allowing: upToOneQuantum) != nil)
     }
 
     @Test("with two glitches allowed, two lost or silenced quanta are forgiven, and a third or a changed sample is not")
     func twoGlitches() {
         let silencedAndDropped = removing(frames: 2_700..<2_956, of: silencing(frames: 300..<556, of: reference))
         #expect(
-            recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512, glitches: 2)
+            recordingDifference(recording(silencedAndDropped), reference: reference, allowing: upToTwoQuanta)
                 == nil)
         #expect(
-            recordingDifference(recording(silencedAndDropped), reference: reference, glitchAllowance: 512) != nil)
+            recordingDifference(recording(silencedAndDropped), reference: reference, allowing: upToOneQuantum) != nil)
         let twoDropped = removing(frames: 2_600..<2_728, of: removing(frames: 300..<556, of: reference))
-        #expect(droppedFrames(twoDropped, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == 384)
+        #expect(droppedFrames(twoDropped, in: reference, allowing: upToTwoQuanta) == 384)
         let threeDropped = removing(frames: 3_400..<3_500, of: twoDropped)
-        #expect(droppedFrames(threeDropped, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == nil)
+        #expect(droppedFrames(threeDropped, in: reference, allowing: upToTwoQuanta) == nil)
         var droppedTwiceAndChanged = twoDropped
         droppedTwiceAndChanged[7_000] += 1
         #expect(
-            droppedFrames(droppedTwiceAndChanged, in: reference, maximumDroppedFrames: 512, maximumGlitches: 2) == nil)
+            droppedFrames(droppedTwiceAndChanged, in: reference, allowing: upToTwoQuanta) == nil)
     }
 
     @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
     func prefixBeforePause() {
         let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))
-        #expect(droppedFrames(before, in: reference, maximumDroppedFrames: 512) == 256)
-        #expect(droppedFrames(before, in: reference, maximumDroppedFrames: 0) == nil)
-        #expect(droppedFrames(Array(reference.prefix(4_000)), in: reference, maximumDroppedFrames: 0) == 0)
-        #expect(droppedFrames(reference + [5, 5], in: reference, maximumDroppedFrames: 512) == nil)
+        #expect(droppedFrames(before, in: reference, allowing: upToOneQuantum) == 256)
+        #expect(droppedFrames(before, in: reference, allowing: .none) == nil)
+        #expect(droppedFrames(Array(reference.prefix(4_000)), in: reference, allowing: .none) == 0)
+        #expect(droppedFrames(reference + [5, 5], in: reference, allowing: upToOneQuantum) == nil)
     }
 }

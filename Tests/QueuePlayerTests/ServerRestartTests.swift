@@ -85,10 +85,8 @@ struct ServerRestartTests {
         let sweep = try Fixtures.referenceInt16("sweep-44k-4s")
         let heardFrom = kind.expectedRecording(of: sweep, heard: heardBeforeLoss)
         // Exact on both sides of the loss, but for the quanta PipeWire's graph may drop from each recording
-        // (droppedQuantumAllowance, droppedQuantumCount): frames the listener heard that the monitor missed.
-        let droppedBefore = droppedFrames(
-            heardBeforeLoss, in: heardFrom, maximumDroppedFrames: kind.droppedQuantumAllowance,
-            maximumGlitches: kind.droppedQuantumCount)
+        // (droppedQuanta): frames the listener heard that the monitor missed.
+        let droppedBefore = droppedFrames(heardBeforeLoss, in: heardFrom, allowing: kind.droppedQuanta)
         #expect(
             droppedBefore != nil,
             "\(sampleDifference(heardBeforeLoss, Array(heardFrom.prefix(heardBeforeLoss.count))) ?? "")")
@@ -98,9 +96,7 @@ struct ServerRestartTests {
         let resumedAt = try #require(offset(of: heardAfter, in: sweep), "the resumed sound is not the sweep")
         #expect(abs(resumedAt - lostAt) <= 2_205, "stopped at frame \(lostAt), resumed at \(resumedAt)")
         let expectedAfter = soundingFrames(Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1")))
-        let droppedAfter = droppedFrames(
-            heardAfter, in: expectedAfter, maximumDroppedFrames: kind.droppedQuantumAllowance,
-            maximumGlitches: kind.droppedQuantumCount)
+        let droppedAfter = droppedFrames(heardAfter, in: expectedAfter, allowing: kind.droppedQuanta)
         #expect(
             droppedAfter.map { heardAfter.count + $0 * 2 == expectedAfter.count } == true,
             "\(sampleDifference(heardAfter, expectedAfter) ?? "")")

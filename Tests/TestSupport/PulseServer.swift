@@ -27,15 +27,12 @@ public final class PulseServer: Sendable {
         /// as silence. A listener hears them; the recording, and so a test, cannot.
         public var rewindsAtStreamStart: Bool { self == .rewindingPulseAudio }
 
-        /// The frames a monitor recording may miss, or hold as silence, in one place, once: PipeWire's graph, with
-        /// no real-time priority in a container, now and then loses one quantum between a stream and the monitor
-        /// (128 to 512 frames seen, in about 1 run of 10 under load; most often left out, now and then recorded as
-        /// zeros in place). 0 elsewhere.
-        public var droppedQuantumAllowance: Int { self == .pipeWire ? 512 : 0 }
-
-        /// How many such quanta one recording may miss: two on PipeWire (a fresh-clone CI run lost two in 4 s once,
-        /// with nothing else running), one elsewhere (where the allowance is 0 frames anyway).
-        public var droppedQuantumCount: Int { self == .pipeWire ? 2 : 1 }
+        /// What a monitor recording may miss, or hold as silence: PipeWire's graph, with no real-time priority in
+        /// a container, now and then loses a quantum between a stream and the monitor (128 to 512 frames seen, in
+        /// about 1 run of 10 under load; most often left out, now and then recorded as zeros in place), and a
+        /// fresh-clone CI run with nothing else running once lost more than one in 4 s. Two runs of at most 512
+        /// frames on PipeWire; nothing elsewhere.
+        public var droppedQuanta: GlitchAllowance { self == .pipeWire ? GlitchAllowance(frames: 512, count: 2) : .none }
 
         /// A word for the server's folder, one per kind: two kinds of one test run side by side, and a folder
         /// shared by the plain and the rewinding PulseAudio had both tests' daemons playing into one sink.

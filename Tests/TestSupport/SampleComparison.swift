@@ -1,3 +1,21 @@
+/// What a comparison of a recording with its reference forgives: up to `count` runs of at most `frames` frames each,
+/// missing from the recording or silent in it. A plain value, for any thread.
+public struct GlitchAllowance: Sendable {
+    /// The longest run forgiven, in frames.
+    public var frames: Int
+    /// How many runs are forgiven.
+    public var count: Int
+
+    /// Forgives `count` runs of at most `frames` frames.
+    public init(frames: Int, count: Int = 1) {
+        self.frames = frames
+        self.count = count
+    }
+
+    /// Forgives nothing: the recording must be exact.
+    public static let none = GlitchAllowance(frames: 0, count: 0)
+}
+
 /// Describes how two sample arrays differ in a line a person can read, or returns nil when they are equal.
 /// (`#expect(a == b)` on arrays of a million samples prints both arrays.)
 public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> String? {
@@ -16,12 +34,11 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
 ///
-/// With a `glitchAllowance` of `n` frames, a run of at most `n` frames may be missing from the recording or be silent
-/// in it, `glitches` times at most (once by default), the rest still exact: what a monitor of PipeWire's graph records
-/// when the graph loses a quantum (``PulseServer/Kind/droppedQuantumAllowance``). One glitch more, a longer one, or any
-/// other change still differs.
+/// What `allowance` forgives may be missing from the recording or be silent in it, the rest still exact: what a
+/// monitor of PipeWire's graph records when the graph loses a quantum (``PulseServer/Kind/droppedQuanta``). One
+/// glitch more, a longer one, or any other change still differs.
 public func recordingDifference(
-    _ recording: [Int16], reference: [Int16], glitchAllowance: Int = 0, glitches: Int = 1
+    _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
 ) -> String? {
     guard let firstSound = recording.firstIndex(where: { $0 != 0 }),
         let referenceSound = reference.firstIndex(where: { $0 != 0 })
@@ -31,7 +48,7 @@ public func recordingDifference(
         return "the recording's sound starts \(-start / 2) frames before the reference's could"
     }
     let heard = Array(recording[start...])
-    guard let missing = glitchFrames(heard, in: reference, maximumFrames: glitchAllowance, maximumGlitches: glitches),
+    guard let missing = glitchFrames(heard, in: reference, allowing: allowance),
         heard.count >= reference.count - missing * 2
     else {
         let span = Array(heard.prefix(reference.count))
@@ -83,30 +100,25 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
 }
 
 /// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,
-/// `n` when it is once runs of `n` frames in all are taken out of `expected` (each of at most `maximumDroppedFrames`,
-/// `maximumGlitches` of them at most, one by default), and nil otherwise. A monitor recording of a PipeWire graph that
-/// dropped a quantum reads so. (A run recorded as silence in place is forgiven too, and counts 0.)
-public func droppedFrames(
-    _ actual: [Int16], in expected: [Int16], maximumDroppedFrames: Int, maximumGlitches: Int = 1
-) -> Int? {
-    guard
-        let missing = glitchFrames(
-            actual, in: expected, maximumFrames: maximumDroppedFrames, maximumGlitches: maximumGlitches),
+/// `n` when it is once runs of `n` frames in all, as many and as long as `allowance` forgives, are taken out of
+/// `expected`, and nil otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so. (A run
+/// recorded as silence in place is forgiven too, and counts 0.)
+public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> Int? {
+    guard let missing = glitchFrames(actual, in: expected, allowing: allowance),
         actual.count <= expected.count - missing * 2
     else { return nil }
     return missing
 }
 
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
-/// forgives up to `maximumGlitches` glitches of at most `maximumFrames` frames each: a run of `expected` missing from
-/// `actual`, or recorded as silence in its place. Returns the frames missing (0 when equal or silenced in place), or
+/// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or recorded as silence in
+/// its place. Returns the frames missing (0 when equal or silenced in place), or
 /// nil when they differ otherwise. Whether either goes on past the other is for the caller to judge.
 ///
 /// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
 /// for the last glitch allowed, and for ``resyncFrames`` (or to their end) for an earlier one.
-private func glitchFrames(
-    _ actual: [Int16], in expected: [Int16], maximumFrames: Int, maximumGlitches: Int = 1
-) -> Int? {
+private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> Int? {
+    let (maximumFrames, maximumGlitches) = (allowance.frames, allowance.count)
     /// Where `actual` from `actualFrom` and `expected` from `expectedFrom` first differ (samples from there), or nil
     /// when they agree wherever both go on.
     func firstDifference(actualFrom: Int, expectedFrom: Int) -> Int? {

@@ -78,8 +78,8 @@ struct AudibleTimeTests {
         var missed: [String] = []
         // Everything was heard, bit-exact: the alignment is exact and playback had no dropout (on a rewinding sink,
         // but for what its monitor misses at the stream's start: see PulseServer.Kind.rewindsAtStreamStart, and for
-        // one quantum PipeWire's graph may drop: droppedQuantumAllowance).
-        let unrecorded = kind.rewindsAtStreamStart ? 1_764 : kind.droppedQuantumAllowance
+        // one quantum PipeWire's graph may drop: droppedQuanta).
+        let unrecorded = kind.rewindsAtStreamStart ? 1_764 : kind.droppedQuanta.frames
         let alignment = report.alignment
         if alignment.framesMatchingReference < alignment.frames - unrecorded {
             missed.append("\(alignment.framesMatchingReference) of \(alignment.frames) frames heard bit-exact")

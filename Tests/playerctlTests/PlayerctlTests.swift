@@ -148,8 +148,7 @@ struct PlayerctlDaemonTests {
         let reference = try kind.expectedRecording(
             of: names.flatMap { try Fixtures.referenceInt16($0) }, heard: samples)
         let difference = recordingDifference(
-            samples, reference: reference, glitchAllowance: kind.droppedQuantumAllowance,
-            glitches: kind.droppedQuantumCount)
+            samples, reference: reference, allowing: kind.droppedQuanta)
         #expect(difference == nil)
     }
 
