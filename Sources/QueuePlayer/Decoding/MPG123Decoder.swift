@@ -90,9 +90,9 @@ public final class MPG123Decoder: AudioDecoder {
 
     /// The most bytes one MPEG frame can decode to in `format`: 1,152 samples (layer II, or layer III at 32 kHz and
     /// up) at the lowest rate, 8 kHz, converted up to the format's rate (a file that changes rate inside keeps its
-    /// first part's; libmpg123 converts up at most eightfold). libmpg123 checks its buffer's size
-    /// against the frame's only as the rate changes, and a failed check cannot be retried with a larger buffer, so
-    /// a buffer lent to it must hold the largest frame the file might still bring.
+    /// first part's; libmpg123 converts up at most eightfold). libmpg123 checks its buffer's size against the
+    /// frame's only as the rate changes, and a failed check cannot be retried with a larger buffer, so a buffer lent
+    /// to it must hold the largest frame the file might still bring.
     private static func largestFrameBytes(in format: AudioFormat) -> Int {
         let mostSamples = 1_152
         let frames = min(mostSamples * format.sampleRate / 8_000 + 1, mostSamples * 8)
