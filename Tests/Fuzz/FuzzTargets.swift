@@ -73,17 +73,7 @@ enum FuzzTarget: String, CaseIterable {
     private static func drain(_ decoder: any AudioDecoder, through renderer: Renderer) throws(DecoderError) {
         var output = [Int16](repeating: 0, count: 4096 * Renderer.channelCount)
         while true {
-            var failure: DecoderError?
-            let frames = renderer.write { span in
-                do throws(DecoderError) {
-                    return try decoder.decode(into: &span)
-                } catch {
-                    failure = error
-                    return 0
-                }
-            }
-            if let failure { throw failure }
-            if frames == 0 { return }
+            if try decoder.write(into: renderer) == 0 { return }
             output.withUnsafeMutableBufferPointer { pointer in
                 var span = pointer.mutableSpan
                 _ = renderer.render(into: &span, underrun: .stopShort)

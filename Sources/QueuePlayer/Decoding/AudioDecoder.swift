@@ -33,3 +33,21 @@ extension AudioDecoder {
         ItemInfo(entry: entry, format: format, frameCount: frameCount, metadata: metadata)
     }
 }
+
+extension AudioDecoder {
+    /// Decodes once (``decode(into:)``) into the contiguous free space of `renderer`'s ring and publishes what was
+    /// written. Returns the frames written, 0 at the end of the item. The renderer's producer thread only.
+    func write(into renderer: Renderer) throws(DecoderError) -> Int {
+        var failure: DecoderError?
+        let frames = renderer.write { span in
+            do throws(DecoderError) {
+                return try decode(into: &span)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        return frames
+    }
+}

@@ -179,13 +179,12 @@ extension PlaybackEngine {
             var failure: DecoderError?
             var written = 0
             repeat {
-                let frames = renderer.write { span in
-                    do throws(DecoderError) {
-                        return try decoder.decode(into: &span)
-                    } catch {
-                        failure = error
-                        return 0
-                    }
+                let frames: Int
+                do throws(DecoderError) {
+                    frames = try decoder.write(into: renderer)
+                } catch {
+                    failure = error
+                    break
                 }
                 guard frames > 0 else { break }
                 written += frames
