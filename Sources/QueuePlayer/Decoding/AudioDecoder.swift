@@ -35,11 +35,12 @@ extension AudioDecoder {
 }
 
 extension AudioDecoder {
-    /// Decodes once (``decode(into:)``) into the contiguous free space of `renderer`'s ring and publishes what was
-    /// written. Returns the frames written, 0 at the end of the item. The renderer's producer thread only.
-    func write(into renderer: Renderer) throws(DecoderError) -> Int {
+    /// Decodes once (``decode(into:)``) into the contiguous free space of `renderer`'s ring, at most
+    /// `maximumFrames`, and publishes what was written. Returns the frames written, 0 at the end of the item. The
+    /// renderer's producer thread only.
+    func write(into renderer: Renderer, maximumFrames: Int = .max) throws(DecoderError) -> Int {
         var failure: DecoderError?
-        let frames = renderer.write { span in
+        let frames = renderer.write(maximumFrames: maximumFrames) { span in
             do throws(DecoderError) {
                 return try decode(into: &span)
             } catch {

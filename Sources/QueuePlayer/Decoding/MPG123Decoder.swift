@@ -12,12 +12,10 @@ import Logging
 /// - Garbage between frames is skipped (libmpg123 resynchronises); each skip is logged as a warning naming the
 ///   file and the byte offset, and counted in ``skippedBytes``.
 ///
-/// This is the only file that imports libmpg123. Its unsafe pointers are safe because:
-/// - libmpg123 decodes into `spareBuffer` (allocated here, freed after the handle), or, for one
-///   `mpg123_decode_frame` call at a time, straight into the caller's span (see ``decode(into:)``). Whatever it left
-///   in the spare buffer stays valid until the next call on the handle.
-/// - The handle is used by one thread at a time (the type is not `Sendable`).
-/// - The file is read through a ``BufferedFileReader`` that the handle owns (see ``open(_:on:)``).
+/// This is the only file that imports libmpg123, and the unsafe pointers below are libmpg123's own buffers: the
+/// frame pointer returned by `mpg123_decode_frame` stays valid until the next call on the same handle, and the
+/// handle is used by one thread at a time (the type is not `Sendable`). The file is read through a
+/// ``BufferedFileReader`` that the handle owns (see ``open(_:on:)``).
 public final class MPG123Decoder: AudioDecoder {
     /// The file being decoded.
     public let url: URL
@@ -35,12 +33,6 @@ public final class MPG123Decoder: AudioDecoder {
     private let logger: Logger
     /// False when the length came from a scan of the file itself, which a cut can no longer contradict.
     private var checksTruncation = true
-    /// The most bytes one MPEG frame can decode to (see ``largestFrameBytes(in:)``): a span with less room left
-    /// is not lent to libmpg123.
-    private let largestFrameBytes: Int
-    /// Where libmpg123 decodes a frame that the caller's span has no room for, and where it decodes ignored frames
-    /// while seeking: ``largestFrameBytes`` bytes, of which an ordinary frame touches the first 9 KiB.
-    private let spareBuffer: UnsafeMutableRawBufferPointer
     private var pendingSamples: UnsafePointer<Float>?
     private var pendingFrameCount = 0
     private var framesDelivered = 0
@@ -73,9 +65,6 @@ public final class MPG123Decoder: AudioDecoder {
             }
             checksTruncation = false
         }
-        largestFrameBytes = Self.largestFrameBytes(in: format)
-        spareBuffer = .allocate(byteCount: largestFrameBytes, alignment: 16)
-        mpg123_replace_buffer(handle, spareBuffer.baseAddress, spareBuffer.count)
     }
 
     /// Checks, without decoding or scanning, that `url` is a readable file starting with MPEG audio: what a player
@@ -86,17 +75,6 @@ public final class MPG123Decoder: AudioDecoder {
         let handle = try openHandle(url)
         mpg123_close(handle)
         mpg123_delete(handle)
-    }
-
-    /// The most bytes one MPEG frame can decode to in `format`: 1,152 samples (layer II, or layer III at 32 kHz and
-    /// up) at the lowest rate, 8 kHz, converted up to the format's rate (a file that changes rate inside keeps its
-    /// first part's; libmpg123 converts up at most eightfold). libmpg123 checks its buffer's size against the
-    /// frame's only as the rate changes, and a failed check cannot be retried with a larger buffer, so a buffer lent
-    /// to it must hold the largest frame the file might still bring.
-    private static func largestFrameBytes(in format: AudioFormat) -> Int {
-        let mostSamples = 1_152
-        let frames = min(mostSamples * format.sampleRate / 8_000 + 1, mostSamples * 8)
-        return frames * format.channelCount * MemoryLayout<Float>.size
     }
 
     /// True when the first frame carried a LAME header: libmpg123 then knows the encoder delay and padding, and
@@ -208,7 +186,6 @@ public final class MPG123Decoder: AudioDecoder {
     deinit {
         mpg123_close(handle)
         mpg123_delete(handle)
-        spareBuffer.deallocate()
     }
 
     /// Decodes whole frames into the front of `destination`; 0 at the end. Throws ``DecoderError/Code/truncated``
@@ -217,31 +194,20 @@ public final class MPG123Decoder: AudioDecoder {
     public func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
         let channels = format.channelCount
         let capacity = destination.count / channels
-        let frameBytes = channels * MemoryLayout<Float>.size
         var written = 0
-        try destination.withUnsafeMutableBufferPointer { target throws(DecoderError) in
-            guard let base = target.baseAddress else { return }
-            while written < capacity {
-                if pendingFrameCount == 0 {
-                    // A frame decoded straight into the span saves copying every sample once. Where the largest
-                    // frame might not fit, it goes to the spare buffer, unless the span was large enough to start
-                    // with: then it returns short, and the caller comes back with room.
-                    let room = UnsafeMutableRawBufferPointer(
-                        start: base + written * channels, count: (capacity - written) * frameBytes)
-                    let fits = room.count >= largestFrameBytes
-                    if !fits, written > 0, capacity * frameBytes >= largestFrameBytes { break }
-                    guard let decodedInPlace = try decodeNextFrame(into: fits ? room : nil) else { break }
-                    written += decodedInPlace
-                    continue
-                }
-                let count = min(pendingFrameCount, capacity - written)
-                if let source = pendingSamples {
-                    (base + written * channels).update(from: source, count: count * channels)
-                    pendingSamples = source.advanced(by: count * channels)
-                }
-                pendingFrameCount -= count
-                written += count
+        while written < capacity {
+            if pendingFrameCount == 0, try !decodeNextFrame() {
+                break
             }
+            let count = min(pendingFrameCount, capacity - written)
+            if let source = pendingSamples {
+                destination.withUnsafeMutableBufferPointer { target in
+                    target.baseAddress!.advanced(by: written * channels).update(from: source, count: count * channels)
+                }
+                pendingSamples = source.advanced(by: count * channels)
+            }
+            pendingFrameCount -= count
+            written += count
         }
         framesDelivered += written
         if written == 0 {
@@ -267,17 +233,8 @@ public final class MPG123Decoder: AudioDecoder {
         framesDelivered = reached
     }
 
-    /// Decodes the next MPEG frame: into `room` when given (at least ``largestFrameBytes``, lent to libmpg123 for
-    /// this call only), else into the spare buffer. Returns the frames written into `room`, or 0 with the frame's
-    /// samples left in `pendingSamples`; nil at the end of the item.
-    private func decodeNextFrame(into room: UnsafeMutableRawBufferPointer?) throws(DecoderError) -> Int? {
-        if let room {
-            mpg123_replace_buffer(handle, room.baseAddress, room.count)
-        }
-        defer {
-            if room != nil { mpg123_replace_buffer(handle, spareBuffer.baseAddress, spareBuffer.count) }
-        }
-        let frameBytes = MemoryLayout<Float>.size * format.channelCount
+    /// Decodes the next MPEG frame into libmpg123's buffer. Returns false at the end of the item.
+    private func decodeNextFrame() throws(DecoderError) -> Bool {
         while true {
             var frameNumber = 0
             var audio: UnsafeMutablePointer<UInt8>?
@@ -287,19 +244,13 @@ public final class MPG123Decoder: AudioDecoder {
             case MPG123_OK.rawValue:
                 noteResync()
                 guard let audio, byteCount > 0 else { continue }
-                if let start = room?.baseAddress {
-                    // libmpg123 hands back the start of a buffer lent to it (gapless trimming moves the samples
-                    // there), so this move is never expected to run.
-                    if UnsafeMutableRawPointer(audio) != start { start.copyMemory(from: audio, byteCount: byteCount) }
-                    return byteCount / frameBytes
-                }
                 pendingSamples = UnsafeRawPointer(audio).assumingMemoryBound(to: Float.self)
-                pendingFrameCount = byteCount / frameBytes
-                return 0
+                pendingFrameCount = byteCount / (MemoryLayout<Float>.size * format.channelCount)
+                return true
             case MPG123_NEW_FORMAT.rawValue:
                 continue
             case MPG123_DONE.rawValue:
-                return nil
+                return false
             default:
                 throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
             }

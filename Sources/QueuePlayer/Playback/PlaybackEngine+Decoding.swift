@@ -9,16 +9,10 @@ extension PlaybackEngine {
     /// disk.
     var refillFrames: Int { renderer.ring.capacity / Renderer.channelCount / 2 }
 
-    /// The least free space worth a write; with less, the decoding thread waits for a refill. (8,192 kept the ring
-    /// emptier, and an unpaced decode took 11% longer.) Each write offers all the contiguous free space, which a
-    /// decoder may fill only in part: ``MPG123Decoder`` decodes in place while the largest frame a file could bring
-    /// still fits (6,351 frames at 44.1 kHz) and then returns, so that the next write, with room again, is decoded
-    /// in place too; less room than that is filled through its spare buffer. Once the stream is under way a refill
-    /// is thus published as it goes, and a sink that has drained the ring (an unpaced one) does not wait for all of
-    /// it. The
-    /// first writes after the stream's end was marked (a start, a restart) fill all the ring can take, because the
-    /// sink resumes after them: a server asks for its whole buffer at once, and a smaller first write was heard as
-    /// a gap.
+    /// The most frames one write publishes once the stream is under way: a refill is published as it goes, so that
+    /// a sink that has drained the ring (an unpaced one) does not wait for the whole refill. The first write after
+    /// the stream's end was marked (a start, a restart) fills all it can, because the sink resumes after it: a
+    /// server asks for its whole buffer at once, and a smaller first write was heard as a gap.
     static let writeFrames = 4096
     /// How long the decoding and event threads wait when nothing can change until someone wakes them: for ever.
     /// Every change they wait for signals a semaphore, whose count keeps a signal that comes before the wait, so
@@ -177,18 +171,13 @@ extension PlaybackEngine {
                 continue
             }
             var failure: DecoderError?
-            var written = 0
-            repeat {
-                let frames: Int
-                do throws(DecoderError) {
-                    frames = try decoder.write(into: renderer)
-                } catch {
-                    failure = error
-                    break
-                }
-                guard frames > 0 else { break }
-                written += frames
-            } while endIsMarked && renderer.freeFrames >= Self.writeFrames
+            let written: Int
+            do throws(DecoderError) {
+                written = try decoder.write(into: renderer, maximumFrames: endIsMarked ? .max : Self.writeFrames)
+            } catch {
+                failure = error
+                written = 0
+            }
             if written > 0, endIsMarked {
                 endIsMarked = false
                 sink.resumeAfterEndOfStream()
