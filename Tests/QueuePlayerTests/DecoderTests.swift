@@ -41,7 +41,7 @@ struct DecoderTests {
     }
 
     @Test(
-        "a file whose rate drops inside plays each part at its speed, though its frames outgrow their room",
+        "a file whose rate drops inside plays each part at its speed, in large chunks and in chunks of one frame",
         arguments: [16_384, 1_152])
     func rateDropInsideAFile(chunkFrames: Int) throws {
         // A frame of the second part is 1,588 frames of output, where one of the first was 1,152. libmpg123 checks
