@@ -6,14 +6,18 @@ import Testing
 @testable import QueuePlayer
 
 /// An engine on `sink` that has queued `urls` and started playing, with a decode-ahead ring of `bufferFrames`.
-func playing(_ urls: [URL], on sink: any AudioSink, bufferFrames: Int = 32_768) -> PlaybackEngine {
+func playing(
+    _ urls: [URL], on sink: any AudioSink, bufferFrames: Int = Renderer.defaultBufferFrames
+) -> PlaybackEngine {
     let engine = queued(urls, on: sink, bufferFrames: bufferFrames)
     engine.play()
     return engine
 }
 
 /// An engine on `sink` that has queued `urls`, not playing yet, with a decode-ahead ring of `bufferFrames`.
-func queued(_ urls: [URL], on sink: any AudioSink, bufferFrames: Int = 32_768) -> PlaybackEngine {
+func queued(
+    _ urls: [URL], on sink: any AudioSink, bufferFrames: Int = Renderer.defaultBufferFrames
+) -> PlaybackEngine {
     let engine = PlaybackEngine(sink: sink, logger: quietLogger, bufferFrames: bufferFrames)
     engine.enqueue(urls)
     return engine
@@ -88,6 +92,19 @@ struct EngineNullSinkTests {
             #expect(first.frameCount == 66_150)
             #expect(first.entry.id == 1)
         }
+    }
+
+    @Test("the engine decodes as far ahead as its sink asks, unless told otherwise")
+    func decodeAheadFollowsTheSink() {
+        func ringFrames(_ sink: NullSink, bufferFrames: Int? = nil) -> Int {
+            let engine = PlaybackEngine(sink: sink, logger: quietLogger, bufferFrames: bufferFrames)
+            defer { engine.shutdown() }
+            return engine.renderer.capacityFrames
+        }
+        #expect(ringFrames(NullSink(pacing: .realTime)) == Renderer.defaultBufferFrames)
+        // Unpaced, the sink takes the ring in batches of half of it: a bigger ring, fewer wake-ups.
+        #expect(ringFrames(NullSink(pacing: .unpaced)) == 262_144)
+        #expect(ringFrames(NullSink(pacing: .unpaced), bufferFrames: 4_096) == 4_096)
     }
 
     @Test("the engine's threads carry names that top -H and crash reports show")

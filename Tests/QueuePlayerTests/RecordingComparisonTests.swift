@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@Suite("Recording comparison: exact, but for one lost quantum where the server is allowed one")
+@Suite("Recording comparison: exact, but for lost or late quanta where the server is allowed them")
 struct RecordingComparisonTests {
     /// 4,000 frames of interleaved stereo, no sample 0, each frame distinct.
     private let reference: [Int16] = (0..<8_000).map { Int16(1 + $0 % 30_000) }
@@ -48,6 +48,30 @@ struct RecordingComparisonTests {
         #expect(recordingDifference(silencedOne, reference: reference, allowing: GlitchAllowance(frames: 256)) == nil)
         #expect(recordingDifference(droppedOne, reference: reference, allowing: GlitchAllowance(frames: 255)) != nil)
         #expect(recordingDifference(silencedOne, reference: reference, allowing: GlitchAllowance(frames: 255)) != nil)
+    }
+
+    private func inserting(silenceFrames: Int, at frame: Int, into samples: [Int16]) -> [Int16] {
+        var inserted = samples
+        inserted.insert(contentsOf: repeatElement(0, count: silenceFrames * 2), at: frame * 2)
+        return inserted
+    }
+
+    @Test("silence inserted (a quantum played late) is forgiven only within the allowance, and moves the end with it")
+    func insertedSilence() {
+        let lateOne = inserting(silenceFrames: 256, at: 1_024, into: reference)
+        #expect(recordingDifference(recording(lateOne), reference: reference) != nil)
+        let oneQuantum = GlitchAllowance(frames: 256)
+        let lessThanOne = GlitchAllowance(frames: 255)
+        #expect(recordingDifference(recording(lateOne), reference: reference, allowing: oneQuantum) == nil)
+        #expect(recordingDifference(recording(lateOne), reference: reference, allowing: lessThanOne) != nil)
+        #expect(droppedFrames(lateOne, in: reference, allowing: upToOneQuantum) == -256)
+        let lateAndDropped = removing(frames: 3_000..<3_100, of: lateOne)
+        #expect(
+            recordingDifference(recording(lateAndDropped), reference: reference, allowing: upToTwoQuanta) == nil)
+        #expect(
+            recordingDifference(recording(lateAndDropped), reference: reference, allowing: upToOneQuantum) != nil)
+        let soundAfterTheEnd = recording(lateOne) + [0, 0, 7, 7]
+        #expect(recordingDifference(soundAfterTheEnd, reference: reference, allowing: upToOneQuantum) != nil)
     }
 
     @Test("a second lost quantum, or a quantum lost and another sample changed, is never forgiven")

@@ -29,9 +29,10 @@ public final class PulseServer: Sendable {
 
         /// What a monitor recording may miss, or hold as silence: PipeWire's graph, with no real-time priority in
         /// a container, now and then loses a quantum between a stream and the monitor (128 to 512 frames seen, in
-        /// about 1 run of 10 under load; most often left out, now and then recorded as zeros in place), and a
-        /// fresh-clone CI run with nothing else running once lost more than one in 4 s. Two runs of at most 512
-        /// frames on PipeWire; nothing elsewhere.
+        /// about 1 run of 10 under load; most often left out, now and then recorded as zeros in place), or plays a
+        /// stream's quantum a cycle late, after silence inserted (seen in CI runs, in a recording otherwise exact),
+        /// and a fresh-clone CI run with nothing else running once lost more than one in 4 s. Two runs of at most
+        /// 512 frames on PipeWire; nothing elsewhere.
         public var droppedQuanta: GlitchAllowance { self == .pipeWire ? GlitchAllowance(frames: 512, count: 2) : .none }
 
         /// A word for the server's folder, one per kind: two kinds of one test run side by side, and a folder

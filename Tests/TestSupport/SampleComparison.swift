@@ -1,5 +1,5 @@
 /// What a comparison of a recording with its reference forgives: up to `count` runs of at most `frames` frames each,
-/// missing from the recording or silent in it. A plain value, for any thread.
+/// missing from the recording, silent in its place, or silence inserted into it. A plain value, for any thread.
 public struct GlitchAllowance: Sendable {
     /// The longest run forgiven, in frames.
     public var frames: Int
@@ -34,9 +34,9 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
 ///
-/// What `allowance` forgives may be missing from the recording or be silent in it, the rest still exact: what a
-/// monitor of PipeWire's graph records when the graph loses a quantum (``PulseServer/Kind/droppedQuanta``). One
-/// glitch more, a longer one, or any other change still differs.
+/// What `allowance` forgives may be missing from the recording, silent in its place, or silence inserted into it,
+/// the rest still exact: what a monitor of PipeWire's graph records when the graph loses a quantum, or plays one
+/// late (``PulseServer/Kind/droppedQuanta``). One glitch more, a longer one, or any other change still differs.
 public func recordingDifference(
     _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
 ) -> String? {
@@ -102,7 +102,7 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
 /// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,
 /// `n` when it is once runs of `n` frames in all, as many and as long as `allowance` forgives, are taken out of
 /// `expected`, and nil otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so. (A run
-/// recorded as silence in place is forgiven too, and counts 0.)
+/// recorded as silence in place is forgiven too, and counts 0; silence inserted counts its frames negative.)
 public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> Int? {
     guard let missing = glitchFrames(actual, in: expected, allowing: allowance),
         actual.count <= expected.count - missing * 2
@@ -112,8 +112,9 @@ public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allo
 
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
 /// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or recorded as silence in
-/// its place. Returns the frames missing (0 when equal or silenced in place), or
-/// nil when they differ otherwise. Whether either goes on past the other is for the caller to judge.
+/// its place, or a run of silence inserted into `actual`. Returns the frames missing (0 when equal or silenced in
+/// place; silence inserted counts negative), or nil when they differ otherwise. Whether either goes on past the other
+/// is for the caller to judge.
 ///
 /// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
 /// for the last glitch allowed, and for ``resyncFrames`` (or to their end) for an earlier one.
@@ -144,6 +145,13 @@ private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allo
             let silencedInPlace = actual[glitchInActual..<min(silencedEnd, actual.count)].allSatisfy { $0 == 0 }
             if silencedInPlace, agrees(actualFrom: silencedEnd, expectedFrom: glitchEnd) {
                 (actualAt, expectedAt, placed) = (silencedEnd, glitchEnd, true)
+                break
+            }
+            if silencedInPlace, silencedEnd <= actual.count,
+                agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected)
+            {
+                (actualAt, expectedAt, placed) = (silencedEnd, glitchInExpected, true)
+                missing -= frames
                 break
             }
             if agrees(actualFrom: glitchInActual, expectedFrom: glitchEnd) {

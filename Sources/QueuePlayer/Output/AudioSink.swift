@@ -19,6 +19,9 @@ public protocol AudioSink: AnyObject, Sendable {
     /// item's own rate. The engine resamples items at other rates. May change when the sink reconnects; read it as
     /// each item is opened.
     var outputSampleRate: Int? { get }
+    /// How many frames the engine decodes ahead of this sink (the size of its ring, rounded up to a power of two).
+    /// Read once, as the engine is made.
+    var decodeAheadFrames: Int { get }
     /// Opens output in `format` and starts pulling frames from `renderer`; with `paused`, it starts paused (corked)
     /// and plays nothing until ``setPaused(_:)`` resumes it.
     func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError)
@@ -57,6 +60,10 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
+    /// ``Renderer/defaultBufferFrames``: with a sound server's own buffer it rides out a slow disk, and it keeps a
+    /// playing daemon's memory down.
+    public var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
+
     /// A sink with no volume of its own leaves the gain to the renderer, which multiplies the samples.
     public func setGain(_ gain: Float) {}
 

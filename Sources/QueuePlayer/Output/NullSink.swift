@@ -23,6 +23,11 @@ public final class NullSink: AudioSink {
     public var name: String { pacing == .realTime ? "null sink (real time)" : "null sink (unpaced)" }
     /// The one rate every item plays at, as a sound server's sink has; nil (the default): each item's own rate.
     public let outputSampleRate: Int?
+    /// Real time: the default ring, as for a sound server. Unpaced: 262,144 frames (about 6 s at 44.1 kHz; 2 MiB),
+    /// because the sink's thread drains the ring faster than it is filled and then sleeps until half of it is
+    /// written again: each half costs a wake-up across CPUs, and with the default ring those wake-ups took 12% of
+    /// a 600 s unpaced decode (BENCHMARKS.md).
+    public var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
 
     private let recording: SampleRing?
     private let running = Mutex<RunningThread?>(nil)

@@ -66,10 +66,10 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         let hear: @Sendable (PlaybackEvent) -> Void
     }
 
-    /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (at 44.1 kHz, the
-    /// default holds about 0.75 s). `logger` receives warnings about items and the output.
+    /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (nil: what the sink
+    /// asks for, ``AudioSink/decodeAheadFrames``). `logger` receives warnings about items and the output.
     public init(
-        sink: any AudioSink, logger: Logger, bufferFrames: Int = 32_768,
+        sink: any AudioSink, logger: Logger, bufferFrames: Int? = nil,
         makeDecoder: @escaping DecoderFactory = { url, logger throws(DecoderError) in
             try MPG123Decoder(url: url, logger: logger)
         }
@@ -77,7 +77,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         self.sink = sink
         self.logger = logger
         self.makeDecoder = makeDecoder
-        renderer = Renderer(bufferFrames: bufferFrames)
+        renderer = Renderer(bufferFrames: bufferFrames ?? sink.decodeAheadFrames)
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         sink.setFailureHandler { [weak self] error in self?.outputFailed(error) }
         sink.setSuspensionHandler { [weak self] suspended in

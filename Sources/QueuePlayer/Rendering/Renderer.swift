@@ -63,8 +63,11 @@ public final class Renderer: Sendable {
     private let consumerWantsSamples = Atomic<Int>(0)
     private let framesAvailable = DispatchSemaphore(value: 0)
 
+    /// The ring's size unless asked otherwise: 32,768 frames, about 0.75 s at 44.1 kHz (256 KiB of Float32).
+    public static let defaultBufferFrames = 32_768
+
     /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
-    public init(bufferFrames: Int = 32_768) {
+    public init(bufferFrames: Int = defaultBufferFrames) {
         ring = SampleRing(minimumCapacity: bufferFrames * Self.channelCount)
     }
 
