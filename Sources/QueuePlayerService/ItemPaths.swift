@@ -24,35 +24,45 @@ package enum ItemPaths {
         let base = folder.standardizedFileURL.path
         let relativePaths = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
             .filter { $0.lowercased().hasSuffix(".mp3") }
-            .sorted { NaturalOrder.precedes($0, $1) }
-        return relativePaths.map { URL(fileURLWithPath: base).appendingPathComponent($0) }
+        return NaturalOrder.sorted(relativePaths).map { URL(fileURLWithPath: base).appendingPathComponent($0) }
     }
 }
 
 /// Orders names as a person would: runs of digits compare by value ("2-b" before "10-a"), the rest by Unicode
-/// scalar, case-insensitively first.
+/// scalar, case-insensitively first. Pure functions, for any thread.
 package enum NaturalOrder {
-    package static func precedes(_ left: String, _ right: String) -> Bool {
-        let (a, b) = (chunks(left.lowercased()), chunks(right.lowercased()))
-        for (x, y) in zip(a, b) where x != y {
-            if let m = Int(x), let n = Int(y) { return m != n ? m < n : x.count < y.count }
-            return x < y
-        }
-        return a.count != b.count ? a.count < b.count : left < right
+    /// `names` in natural order. Each name is split once, not at every comparison: a folder of 10,000 files takes
+    /// about 140,000 comparisons, and splitting at each was most of the time `add` took for it.
+    package static func sorted(_ names: [String]) -> [String] {
+        names.map(SortKey.init).sorted { $0.precedes($1) }.map(\.name)
     }
 
-    /// Splits into alternating runs of digits and non-digits.
-    private static func chunks(_ text: String) -> [String] {
-        var result: [String] = []
-        var current = ""
-        for character in text {
-            if let last = current.last, last.isNumber != character.isNumber {
-                result.append(current)
-                current = ""
+    /// A name with its lowercased runs of digits and non-digits, and each run's value when it is a number.
+    private struct SortKey {
+        let name: String
+        let runs: [(text: String, value: Int?)]
+
+        init(_ name: String) {
+            self.name = name
+            var runs: [(text: String, value: Int?)] = []
+            var current = ""
+            for character in name.lowercased() {
+                if let last = current.last, last.isNumber != character.isNumber {
+                    runs.append((current, Int(current)))
+                    current = ""
+                }
+                current.append(character)
             }
-            current.append(character)
+            if !current.isEmpty { runs.append((current, Int(current))) }
+            self.runs = runs
         }
-        if !current.isEmpty { result.append(current) }
-        return result
+
+        func precedes(_ other: SortKey) -> Bool {
+            for (x, y) in zip(runs, other.runs) where x.text != y.text {
+                if let m = x.value, let n = y.value { return m != n ? m < n : x.text.count < y.text.count }
+                return x.text < y.text
+            }
+            return runs.count != other.runs.count ? runs.count < other.runs.count : name < other.name
+        }
     }
 }
