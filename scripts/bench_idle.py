@@ -17,10 +17,10 @@ TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
 def threads(pid):
-    """{thread name: (context switches so far, nanoseconds on a CPU so far)} for each thread of `pid` (threads of one
-    name are summed). The nanoseconds are the scheduler's own account (/proc/.../schedstat), exact where the CPU ticks
-    of /proc/PID/stat count whole 10 ms: an idle daemon's few milliseconds a minute show there as 0 or 1 tick, by
-    where the minute falls."""
+    """{thread id: (name, context switches so far, nanoseconds on a CPU so far)} for each thread of `pid`. The
+    nanoseconds are the scheduler's own account (/proc/.../schedstat), exact where the CPU ticks of /proc/PID/stat
+    count whole 10 ms: an idle daemon's few milliseconds a minute show there as 0 or 1 tick, by where the minute
+    falls."""
     counts = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -32,8 +32,7 @@ def threads(pid):
                 nanoseconds = int(file.read().split()[0])
         except FileNotFoundError:
             continue
-        before = counts.get(name, (0, 0))
-        counts[name] = (before[0] + switches, before[1] + nanoseconds)
+        counts[task] = (name, switches, nanoseconds)
     return counts
 
 
@@ -44,13 +43,18 @@ def cpu_ticks(pid):
 
 
 def measure(pid, seconds):
-    """Wake-ups per second by thread, CPU ticks, and milliseconds on a CPU by thread, over `seconds` of waiting."""
+    """Wake-ups per second by thread, CPU ticks, and milliseconds on a CPU in all, over `seconds` of waiting."""
     before, ticks = threads(pid), cpu_ticks(pid)
     time.sleep(seconds)
     after = threads(pid)
-    rates = {name: (after[name][0] - before.get(name, (0, 0))[0]) / seconds for name in after}
-    busy = {name: (after[name][1] - before.get(name, (0, 0))[1]) / 1e6 for name in after}
-    return rates, cpu_ticks(pid) - ticks, busy
+    # By thread id, then summed by name: a libdispatch worker that exits in the window takes its counts with it,
+    # and summed by name first, that made a negative rate. What such a thread did in the window is not counted.
+    rates, milliseconds = {}, 0.0
+    for task, (name, switches, nanoseconds) in after.items():
+        _, switches_before, nanoseconds_before = before.get(task, (name, 0, 0))
+        rates[name] = rates.get(name, 0) + (switches - switches_before) / seconds
+        milliseconds += (nanoseconds - nanoseconds_before) / 1e6
+    return rates, cpu_ticks(pid) - ticks, milliseconds
 
 
 def client_verb_milliseconds(command, env, runs=30):
@@ -103,7 +107,7 @@ def report(playerctl, server_address, item, seconds=60):
     for label, rates, ticks, milliseconds, memory in rows:
         woken = ", ".join(f"{name} {rate:.1f}" for name, rate in sorted(rates.items()) if rate > 0) or "none"
         print(f"  {label:12} wake-ups/s {sum(rates.values()):5.1f} ({woken})   CPU ticks {ticks} "
-              f"({sum(milliseconds.values()):.1f} ms on a CPU)   "
+              f"({milliseconds:.1f} ms on a CPU)   "
               f"anonymous {memory['anonymous'] / bench_memory.MIB:.1f} MiB")
         at_most(f"idle ({label}) wake-ups/s", sum(rates.values()), 1, digits=1)
         at_most(f"idle ({label}) CPU ticks over {seconds} s", ticks, 0, digits=0)

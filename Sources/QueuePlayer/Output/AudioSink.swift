@@ -20,7 +20,7 @@ public protocol AudioSink: AnyObject, Sendable {
     /// each item is opened.
     var outputSampleRate: Int? { get }
     /// How many frames the engine decodes ahead of this sink (the size of its ring, rounded up to a power of two).
-    /// Read once, as the engine is made.
+    /// Read once, as the engine is made; any thread. A constant of the sink's.
     var decodeAheadFrames: Int { get }
     /// Opens output in `format` and starts pulling frames from `renderer`; with `paused`, it starts paused (corked)
     /// and plays nothing until ``setPaused(_:)`` resumes it.
