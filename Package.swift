@@ -10,21 +10,6 @@ let shippedLinkerSettings: [LinkerSetting] = [
         .when(configuration: .release))
 ]
 
-// The daemon's functions that run are laid out together, in the order scripts/link-order lists them (made by running
-// the daemon under callgrind), so that the code it runs fills few pages instead of being spread over its 20 MB of
-// code, most of which never runs (scripts/build-release gives every function its own section). Names the list has
-// and the build does not are ignored. Functions that no list can name (private ones, and helpers every object has a
-// copy of) are gathered beside them by scripts/queueplayerd-sections.ld.
-let daemonLinkOrder: [LinkerSetting] = [
-    .unsafeFlags(
-        [
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/queueplayerd.order",
-            "-Xlinker", "--no-warn-symbol-ordering",
-            "-Xlinker", "--script=\(Context.packageDirectory)/scripts/queueplayerd-sections.ld",
-        ],
-        .when(configuration: .release))
-]
-
 let package = Package(
     name: "QueuePlayer",
     products: [
@@ -50,8 +35,11 @@ let package = Package(
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
-        // libsoxr-dev for its header; the library is loaded when an item first needs resampling.
-        .target(name: "CSoxr"),
+        .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "CSDBus",
@@ -97,10 +85,7 @@ let package = Package(
                 "QueuePlayerControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The client verbs need no shared library, so they ship fully static: no dynamic loader, no relocations
-            // of libstdc++ at each start (a third of a `playerctl status`, and of the hand-over to the daemon).
             linkerSettings: shippedLinkerSettings
-                + [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "queueplayerd",
@@ -112,7 +97,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            linkerSettings: shippedLinkerSettings + daemonLinkOrder
+            linkerSettings: shippedLinkerSettings
         ),
         .executableTarget(
             name: "LifecycleProbe",

@@ -12,8 +12,6 @@ import FoundationEssentials
 ///
 /// Threading: as ``AudioDecoder``, one thread at a time; the decoding thread, never an audio callback.
 ///
-/// libsoxr is loaded when the first resampler is made (`csoxr_load`), not linked: most queues never need it.
-///
 /// Safety: the only unsafe pointers are the soxr handle, owned by this object and deleted in `deinit`, and the
 /// addresses of this object's own scratch buffer and of the destination span, which are passed to `soxr_process`
 /// only for the length of that call.
@@ -28,7 +26,6 @@ public final class ResampledDecoder: AudioDecoder {
     public let sourceFormat: AudioFormat
 
     private let source: any AudioDecoder
-    private let soxr: csoxr_functions
     private let resampler: soxr_t
     /// Source frames decoded and not yet taken by the resampler: `input[inputOffset...]`, `inputCount` frames.
     private var input: [Float]
@@ -43,7 +40,7 @@ public final class ResampledDecoder: AudioDecoder {
     private static let inputChunkFrames = 4096
 
     /// Wraps `source` to play at `outputRate`. Throws ``DecoderError/Code/libraryFailure`` (naming the item) when
-    /// libsoxr cannot be loaded or cannot make a resampler for the two rates.
+    /// libsoxr cannot make a resampler for the two rates.
     public init(_ source: any AudioDecoder, outputRate: Int) throws(DecoderError) {
         precondition(outputRate > 0, "an output rate must be positive")
         self.source = source
@@ -51,34 +48,25 @@ public final class ResampledDecoder: AudioDecoder {
         format = AudioFormat(sampleRate: outputRate, channelCount: source.format.channelCount)
         frameCount = Self.scale(source.frameCount, from: source.format.sampleRate, to: outputRate)
         input = [Float](repeating: 0, count: Self.inputChunkFrames * source.format.channelCount)
-        var loadError: UnsafePointer<CChar>?
-        guard let soxr = csoxr_load(&loadError)?.pointee else {
-            throw DecoderError(
-                .libraryFailure, url: source.url,
-                reason: "cannot load libsoxr to resample \(source.format) to \(outputRate) Hz: "
-                    + (loadError.map { String(cString: $0) } ?? "unknown error"),
-                suggestion: "Install Debian's libsoxr0")
-        }
-        self.soxr = soxr
         var error: soxr_error_t?
-        var quality = soxr.quality_spec(UInt(SOXR_HQ), 0)
-        var io = soxr.io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
-        var runtime = soxr.runtime_spec(1)
-        let created = soxr.create(
+        var quality = soxr_quality_spec(UInt(SOXR_HQ), 0)
+        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var runtime = soxr_runtime_spec(1)
+        let created = soxr_create(
             Double(source.format.sampleRate), Double(outputRate), UInt32(source.format.channelCount), &error, &io,
             &quality, &runtime)
         guard let created, error == nil else {
-            if let created { soxr.delete(created) }
+            if let created { soxr_delete(created) }
             throw DecoderError(
                 .libraryFailure, url: source.url,
                 reason: "libsoxr cannot resample \(source.format) to \(outputRate) Hz: \(Self.message(error))",
-                suggestion: "Install Debian's libsoxr0")
+                suggestion: "Report it with the file; other items still play")
         }
         resampler = created
     }
 
     deinit {
-        soxr.delete(resampler)
+        soxr_delete(resampler)
     }
 
     /// `frames` at `sourceRate` counted at `targetRate`, rounded to the nearest frame.
@@ -100,7 +88,7 @@ public final class ResampledDecoder: AudioDecoder {
                 destination.withUnsafeMutableBufferPointer { output in
                     // A nil input tells the resampler the signal has ended: it then gives out what it holds.
                     let inputStart = inputCount > 0 ? inputBuffer.baseAddress! + inputOffset * channels : nil
-                    return soxr.process(
+                    return soxr_process(
                         resampler, inputStart, inputCount, &taken, output.baseAddress! + written * channels,
                         wanted - written, &produced)
                 }
@@ -132,7 +120,7 @@ public final class ResampledDecoder: AudioDecoder {
         }
         let sourceFrame = Self.scale(frame, from: format.sampleRate, to: sourceFormat.sampleRate)
         try source.seek(toFrame: min(sourceFrame, source.frameCount))
-        _ = soxr.clear(resampler)
+        _ = soxr_clear(resampler)
         inputOffset = 0
         inputCount = 0
         sourceEnded = false
