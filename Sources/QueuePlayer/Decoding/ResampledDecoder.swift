@@ -1,8 +1,9 @@
 import CSoxr
 import FoundationEssentials
 
-/// Presents another decoder's item at a different sample rate, resampled by libsoxr (its "high quality" recipe:
-/// linear phase, 20-bit precision, passband to 91% of the lower Nyquist frequency).
+/// Presents another decoder's item at a different sample rate, resampled by libsoxr (its 16-bit recipe,
+/// `SOXR_16_BITQ`: linear phase, passband to 91% of the lower Nyquist frequency, and a precision matched to the
+/// 16-bit stream every sink plays; see ``Recipe``).
 ///
 /// Lets every item play through one output stream at the sound server's rate, so that items of different rates
 /// join without closing and reopening the stream. Frames, lengths and seeks count at the output rate: the item is
@@ -39,9 +40,30 @@ public final class ResampledDecoder: AudioDecoder {
     /// Source frames the resampler is given at a time.
     private static let inputChunkFrames = 4096
 
+    /// libsoxr's quality recipes, by the precision of their filters.
+    enum Recipe {
+        /// `SOXR_16_BITQ`, the default: its noise and aliasing stay below what a 16-bit stream can carry, with a
+        /// shorter filter than ``twentyBit``'s.
+        case sixteenBit
+        /// `SOXR_HQ` (`SOXR_20_BITQ`): 20-bit precision, finer than a 16-bit stream can carry.
+        case twentyBit
+
+        var soxrRecipe: UInt {
+            switch self {
+            case .sixteenBit: UInt(SOXR_16_BITQ)
+            case .twentyBit: UInt(SOXR_20_BITQ)
+            }
+        }
+    }
+
     /// Wraps `source` to play at `outputRate`. Throws ``DecoderError/Code/libraryFailure`` (naming the item) when
     /// libsoxr cannot make a resampler for the two rates.
-    public init(_ source: any AudioDecoder, outputRate: Int) throws(DecoderError) {
+    public convenience init(_ source: any AudioDecoder, outputRate: Int) throws(DecoderError) {
+        try self.init(source, outputRate: outputRate, recipe: .sixteenBit)
+    }
+
+    /// Wraps `source` to play at `outputRate`, resampled with `recipe`.
+    init(_ source: any AudioDecoder, outputRate: Int, recipe: Recipe) throws(DecoderError) {
         precondition(outputRate > 0, "an output rate must be positive")
         self.source = source
         sourceFormat = source.format
@@ -49,7 +71,7 @@ public final class ResampledDecoder: AudioDecoder {
         frameCount = Self.scale(source.frameCount, from: source.format.sampleRate, to: outputRate)
         input = [Float](repeating: 0, count: Self.inputChunkFrames * source.format.channelCount)
         var error: soxr_error_t?
-        var quality = soxr_quality_spec(UInt(SOXR_HQ), 0)
+        var quality = soxr_quality_spec(recipe.soxrRecipe, 0)
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var runtime = soxr_runtime_spec(1)
         let created = soxr_create(
