@@ -5,12 +5,12 @@ import ArgumentParser
 @main
 struct PlayerCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "playerctl",
+        commandName: PlayerCtl.commandName,
         abstract: "Headless MP3 queue player for Linux, with AVQueuePlayer semantics.",
         discussion: """
-            Run `playerctl daemon ITEM...` to play files and folders through PulseAudio; the other verbs control \
-            that daemon through its control socket, with the syntax, output and exit statuses of the standard \
-            playerctl where they overlap. With no daemon running they print "No players found" and exit 1.
+            Run `\(PlayerCtl.commandName) daemon ITEM...` to play files and folders through PulseAudio; the other \
+            verbs control that daemon through its control socket, with the syntax, output and exit statuses of the \
+            standard playerctl where they overlap. With no daemon running they print "No players found" and exit 1.
             """,
         version: "v\(PlayerCtl.version)",
         subcommands: [
@@ -23,6 +23,14 @@ struct PlayerCtl: ParsableCommand {
     )
 
     static let version = "0.3.0"
+
+    /// The name this executable was run by: `playerctl` as built, `queueplayerctl` as the Debian package installs it
+    /// (beside Debian's own `playerctl`). Help, man pages and completion scripts use it, so that each installed name
+    /// completes and documents itself and no other.
+    static let commandName: String = {
+        let invoked = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
+        return invoked.isEmpty ? "playerctl" : invoked
+    }()
 
     /// Hands `daemon` to the daemon's executable before anything is parsed, then runs the verb asked for.
     static func main() {

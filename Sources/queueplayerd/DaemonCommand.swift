@@ -8,16 +8,11 @@ import QueuePlayerService
 import ServiceLifecycle
 
 /// `queueplayerd`, which `playerctl daemon` runs (exec, same process): plays files and folders in order, headless,
-/// until stopped.
-///
-/// Declared as the `daemon` command of `playerctl` (ArgumentParser's `_superCommandName`, for a command installed as
-/// an executable of its own): help and errors name `playerctl daemon`, and the parser does not first try the
-/// arguments as a request for a completion script, which `playerctl` itself answers (that try built two argument
-/// sets and cost 2 ms of every start).
+/// until stopped. Help, errors and the man page name it `queueplayerd`, its executable, which is also how the Debian
+/// package's systemd unit runs it.
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "daemon",
-        _superCommandName: "playerctl",
+        commandName: "queueplayerd",
         abstract: "Run the player service and play ITEMs in order.",
         discussion: """
             Files play in the order given; a folder contributes its MP3 files in name order. Items join with no \
@@ -36,16 +31,14 @@ struct DaemonCommand: AsyncParsableCommand {
     )
 
     /// Parses the arguments and runs the daemon (see ``DaemonEntry``), and returns the process's exit status. An
-    /// error or a request for help is reported as ArgumentParser's `exit(withError:)` does, except that the hint after
-    /// a usage error names the command as it is typed: ArgumentParser spells it without the super-command.
+    /// error or a request for help is reported as ArgumentParser's `exit(withError:)` does, without exiting.
     static func parseAndRun() async -> Int32 {
         do {
             try await parse().run()
             return ExitCode.success.rawValue
         } catch {
             let code = exitCode(for: error)
-            let hint = "See '\(configuration.commandName ?? "daemon") "
-            let text = fullMessage(for: error).replacing(hint, with: "See 'playerctl daemon ", maxReplacements: 1)
+            let text = fullMessage(for: error)
             let line = text.isEmpty ? "" : text + "\n"
             _ = line.withCString { write(code == .success ? STDOUT_FILENO : STDERR_FILENO, $0, strlen($0)) }
             return code.rawValue

@@ -64,7 +64,23 @@ struct PlayerOptionsTests {
         #expect(await daemon.exitStatus() == 0)
     }
 
-    @Test("the bash completion script (what scripts/install-extras installs) completes verbs and options")
+    @Test("run as queueplayerctl (the Debian package's name), the client completes and documents that name")
+    func namedAsRun() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("queueplayerctl-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let renamed = folder.appendingPathComponent("queueplayerctl")
+        try FileManager.default.createSymbolicLink(at: renamed, withDestinationURL: Fixtures.playerctl)
+        let completion = await Subprocess.run(renamed.path, ["--generate-completion-script", "bash"])
+        let registrations = completion.standardOutput.split(separator: "\n").filter { $0.hasPrefix("complete ") }
+        // Debian's playerctl keeps its own completion: this script registers one for queueplayerctl alone.
+        #expect(registrations.count == 1 && registrations[0].hasSuffix(" queueplayerctl"), "\(registrations)")
+        let help = await Subprocess.run(renamed.path, ["--help"])
+        #expect(help.standardOutput.contains("USAGE: queueplayerctl "), "\(help.standardOutput)")
+        #expect(help.standardOutput.contains("Run `queueplayerctl daemon ITEM...`"), "\(help.standardOutput)")
+    }
+
+    @Test("the bash completion script (what the Debian package installs) completes verbs and options")
     func bashCompletion() async {
         let cases = [("playerctl lo", "loop"), ("playerctl sh", "shuffle"), ("playerctl status --pl", "--player")]
         for (line, expected) in cases {
