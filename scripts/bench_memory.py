@@ -1,5 +1,6 @@
-"""The memory benchmark of scripts/bench: what each player holds while playing the same item into the same sink
-(resident, anonymous and file-backed, from /proc/PID/smaps_rollup, and the peak from VmHWM), and what each part of
+"""The memory benchmark of scripts/bench: what each player costs, idle and while playing the same item into the same
+sink, as /proc/PID/smaps_rollup counts it (RSS; PSS, which shares each shared page among the processes mapping it;
+USS, the pages the process alone holds; anonymous memory; the peak RSS from VmHWM), and what each part of
 QueuePlayer's shipped daemon costs: its own binary's resident pages attributed to the Swift runtime,
 FoundationEssentials, SwiftNIO, GRDB and the rest by the symbols and sections they fall in (/proc/PID/pagemap), and
 each shared library (libpulse, sd-bus's libsystemd, libsqlite3, ...) from its mappings."""
@@ -13,12 +14,15 @@ import socket
 import subprocess
 import time
 
+from bench_targets import at_most, check  # scripts/bench_targets.py
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 
 
 def rollup(pid):
-    """{"rss", "anonymous", "file", "peak"} in bytes: now, and VmHWM (the peak resident set) so far."""
+    """{"rss", "pss", "uss", "anonymous", "file", "peak"} in bytes: now, and VmHWM (the peak resident set) so far.
+    USS is the private pages, clean and dirty: what the process alone holds, and what ending it would free."""
     fields = {}
     with open(f"/proc/{pid}/smaps_rollup") as file:
         for line in file:
@@ -28,7 +32,8 @@ def rollup(pid):
     with open(f"/proc/{pid}/status") as file:
         peak = next(int(line.split()[1]) * 1024 for line in file if line.startswith("VmHWM"))
     rss, anonymous = fields["Rss"], fields["Anonymous"]
-    return {"rss": rss, "anonymous": anonymous, "file": rss - anonymous - fields.get("Shmem", 0), "peak": peak}
+    return {"rss": rss, "pss": fields["Pss"], "uss": fields["Private_Clean"] + fields["Private_Dirty"],
+            "anonymous": anonymous, "file": rss - anonymous - fields.get("Shmem", 0), "peak": peak}
 
 
 def mappings(pid):
@@ -264,56 +269,79 @@ class MPD:
         self.process.wait()
 
 
-def while_playing(command, env, settle=5.0, inspect=None):
-    """Starts `command`, waits `settle` seconds into the item, returns its memory figures (after calling `inspect`
-    with its pid, if given) and stops it."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+def measured_process(command, env, settle, playing=None):
+    """Starts `command` (its standard input a pipe kept open, for players that wait on it), waits `settle` seconds,
+    and returns (its memory figures, and the result of `inspect(pid)` if given); then stops it."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=env)
     try:
         time.sleep(settle)
         if process.poll() is not None:
             raise SystemExit(f"bench: {command[0]} ended early (status {process.returncode})")
-        figures = rollup(process.pid)
-        if inspect:
-            inspect(process.pid)
-        return figures
+        return rollup(process.pid), (playing(process.pid) if playing else None)
     finally:
+        # mpg123 -R catches SIGTERM and goes on reading commands: the end of its input stops it.
+        process.stdin.close()
         process.terminate()
-        process.wait()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
-def report(playerctl, server, item, work):
-    """Prints each player's memory 5 s into playing `item` into the same sink, and where the daemon's is. Our
-    daemon runs as it ships (MPRIS on the session bus in the environment, socket and store open)."""
+def report(playerctl, server, item, work, settle=5.0):
+    """Prints each player's memory idle (started, nothing playing) and 5 s into playing `item` into the same sink,
+    the target (PSS while playing <= half of MPD's), and where the daemon's memory is. Our daemon runs as it ships
+    (MPRIS on the session bus in the environment, socket and store open); mpg123's idle is its remote-control mode
+    (-R), waiting for a command; mpv's is --idle; MPD's is after it has scanned the item's folder."""
     pulse_env = dict(os.environ, PULSE_SERVER=server)
     state = os.path.join(work, "memory.sqlite")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(state + suffix):
             os.remove(state + suffix)
-    parts = []
     # `playerctl daemon` becomes queueplayerd (exec, same process), which is what is mapped.
     daemon = os.path.join(os.path.dirname(playerctl), "queueplayerd")
-    found = {"QueuePlayer daemon": while_playing(
-        [playerctl, "daemon", "--server", server, "--state-file", state, item], os.environ,
-        inspect=lambda pid: parts.extend(breakdown(pid, daemon)))}
-    found["mpg123 -o pulse"] = while_playing(["mpg123", "-q", "-o", "pulse", item], pulse_env)
+    ours = [playerctl, "daemon", "--server", server, "--state-file", state]
+    mpv = ["mpv", "--no-config", "--no-video", "--no-terminal", "--ao=pulse"]
+    commands = {
+        "QueuePlayer daemon": (ours, ours + [item], os.environ),
+        "mpg123": (["mpg123", "-R", "-o", "pulse"], ["mpg123", "-q", "-o", "pulse", item], pulse_env),
+    }
     if shutil.which("mpv"):
-        found["mpv"] = while_playing(
-            ["mpv", "--no-config", "--no-video", "--no-terminal", "--ao=pulse", item], pulse_env)
+        commands["mpv"] = (mpv + ["--idle"], mpv + [item], pulse_env)
+    found = {}
+    parts = []
+    for player, (idle, playing, env) in commands.items():
+        idle_figures, _ = measured_process(idle, env, settle)
+        inspect = (lambda pid: breakdown(pid, daemon)) if player == "QueuePlayer daemon" else None
+        playing_figures, inspected = measured_process(playing, env, settle, inspect)
+        parts = inspected or parts
+        found[player] = (idle_figures, playing_figures)
     if shutil.which("mpd"):
         mpd = MPD(os.path.join(work, "mpd"), server, os.path.dirname(item))
         try:
+            mpd.ask("update")
+            time.sleep(settle)
+            idle_figures = rollup(mpd.process.pid)
             mpd.play(os.path.basename(item))
-            time.sleep(5)
-            found["MPD"] = rollup(mpd.process.pid)
+            time.sleep(settle)
+            found["MPD"] = (idle_figures, rollup(mpd.process.pid))
         finally:
             mpd.stop()
-    print("memory while playing a 30 s item into the null sink, 5 s in (MiB; smaps_rollup, peak from VmHWM):")
-    print(f"  {'player':20} {'resident':>9} {'anonymous':>10} {'file-backed':>12} {'peak':>7}")
+    print(f"memory, idle and {settle:g} s into playing a 30 s item into the null sink (MiB; smaps_rollup):")
+    print(f"  {'player':20} {'':8} {'RSS':>6} {'PSS':>6} {'USS':>6} {'anonymous':>10} {'peak RSS':>9}")
     for player, figures in found.items():
-        print(f"  {player:20} {figures['rss'] / MIB:9.1f} {figures['anonymous'] / MIB:10.1f} "
-              f"{figures['file'] / MIB:12.1f} {figures['peak'] / MIB:7.1f}")
-    missing = [name for name in ("mpv", "mpd") if not shutil.which(name)]
-    if missing:
-        print(f"  ({' and '.join(missing)} not installed: `scripts/setup --bench` adds them)")
+        for label, row in zip(("idle", "playing"), figures):
+            print(f"  {player if label == 'idle' else '':20} {label:8} {row['rss'] / MIB:6.1f} {row['pss'] / MIB:6.1f} "
+                  f"{row['uss'] / MIB:6.1f} {row['anonymous'] / MIB:10.1f} {row['peak'] / MIB:9.1f}")
+    ours_pss = found["QueuePlayer daemon"][1]["pss"]
+    if "MPD" in found:
+        theirs_pss = found["MPD"][1]["pss"]
+        print(f"  PSS playing, QueuePlayer / MPD: {ours_pss / theirs_pss:.2f}   (target <= 0.5)")
+        at_most("PSS playing, / MPD's", ours_pss / theirs_pss, 0.5, "x")
+    else:
+        print("  (MPD is not installed: `scripts/setup --bench` adds it for the target, PSS playing <= half MPD's)")
+        check("PSS playing, / MPD's", f"{ours_pss / MIB:.1f} MiB", "<= 0.5x", False)
     print_breakdown(*parts, "where the playing daemon's memory is (its resident pages, from /proc/PID/pagemap):")
     print()
