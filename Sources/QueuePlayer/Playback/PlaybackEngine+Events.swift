@@ -54,13 +54,11 @@ extension PlaybackEngine {
     /// shutdown). An idle daemon wakes for nothing. `audible` is the estimate just read, which has not moved for
     /// `stillForNanoseconds`.
     private func waitForAudibleFrame(_ frame: Int?, audible: Int, stillForNanoseconds: UInt64) {
-        let (isHeld, isEmpty) = state.withLock { ($0.phase == .paused || $0.outputIsSuspended, $0.timeline.isEmpty) }
+        let isHeld = state.withLock { $0.phase == .paused || $0.outputIsSuspended }
         guard let frame else {
-            // An item being decoded has its end to come: looked at again every 100 ms. Sleeping until woken here
-            // instead hung 4 engine tests under ThreadSanitizer (a wake-up not yet accounted for). Nothing at all:
-            // until woken.
-            let deadline = isHeld || isEmpty ? Self.untilWoken : .now() + .milliseconds(100)
-            renderer.waitUntilRendered(ringFrame: .max, timeout: deadline)
+            // Nothing is due before the item being decoded ends, and its end is not known yet: the decoding thread
+            // wakes this one when it is (or when the item fails, the next one opens, or the queue is written out).
+            renderer.waitUntilRendered(ringFrame: .max, timeout: Self.untilWoken)
             return
         }
         let rendered = renderer.position.read().ringFrames
