@@ -302,6 +302,8 @@ struct BackgroundPolicyTests {
         application.enterBackground()
         #expect(await until(player, \.rate) { $0 == 0 })
         #expect(player.timeControlStatus == .paused)
+        // The rate reads 0 before the pause reaches the output, on the policy's queue; from then on the time stands.
+        player.state.withLock { $0.backgroundPolicy }?.waitUntilHandled()
         let pausedAt = player.currentTime()
         // That nothing happens can only be watched for: 100 ms, ten periods of the real-time sink.
         try? await Task.sleep(for: .milliseconds(100))

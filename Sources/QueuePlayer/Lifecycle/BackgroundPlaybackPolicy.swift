@@ -67,6 +67,12 @@ public final class BackgroundPlaybackPolicy: Sendable {
         }
     }
 
+    /// Returns once every transition the policy was told of before the call has been handled: its pause or play
+    /// carried out, the output's included. Any thread but the policy's queue.
+    func waitUntilHandled() {
+        queue.sync {}
+    }
+
     private func handle(_ notification: LifecycleNotification) {
         guard let player else { return }
         switch notification {

@@ -4,8 +4,12 @@ import Synchronization
 /// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
 /// decoded. Tests use it to play minutes of audio in milliseconds and to record exactly what was rendered.
 ///
-/// A frame counts as heard once rendered (and recorded); ``latencyFrames()`` is 0 between renders. Its thread renders
-/// ``periodFrames`` a call into a buffer allocated once at start, so the render loop allocates nothing.
+/// In real time it keeps time like a sound card: its thread renders ``periodFrames`` a call, each when the period
+/// before has been played, and between renders the frames it holds are played at the item's rate by a clock that
+/// stops while paused or run dry; ``latencyFrames()`` is what that clock has not played yet, so the heard position
+/// moves with time, not in steps of a period. Unpaced, a frame counts as heard once rendered (and recorded). Either
+/// way a frame never counts as heard before the recording holds it. The thread renders into a buffer allocated once
+/// at start, and keeps its clock in atomics, so the render loop allocates nothing and takes no lock.
 public final class NullSink: AudioSink {
     /// How the sink's thread keeps time.
     public enum Pacing: Sendable, Equatable {
@@ -43,6 +47,8 @@ public final class NullSink: AudioSink {
 
     private struct RunningThread {
         var renderer: Renderer
+        /// The real-time clock of this stream (nil unpaced).
+        var clock: DeviceClock?
         /// Signalled by the thread as it exits, so that `stop()` can wait for it.
         var exited: DispatchSemaphore
     }
@@ -65,16 +71,29 @@ public final class NullSink: AudioSink {
         let exited = DispatchSemaphore(value: 0)
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
         isAtEndOfStream.store(false, ordering: .releasing)
-        running.withLock { $0 = RunningThread(renderer: renderer, exited: exited) }
+        let clock =
+            pacing == .realTime
+            ? DeviceClock(frames: renderer.position.read().sinkFrames, sampleRate: format.sampleRate) : nil
+        if paused { clock?.pause() }
+        running.withLock { $0 = RunningThread(renderer: renderer, clock: clock, exited: exited) }
         PosixThread.start(name: "QP null sink") { [self] in
-            run(renderer: renderer, format: format, generation: myGeneration)
+            run(renderer: renderer, clock: clock, generation: myGeneration)
             exited.signal()
         }
     }
 
-    /// Parks the sink thread (true) or wakes it (false). What was rendered counts as heard, so nothing is held.
+    /// Parks the sink thread (true) or wakes it (false). In real time the clock stands at once, holding what it has
+    /// not played until play; unpaced, what was rendered counts as heard.
     public func setPaused(_ paused: Bool) {
-        isPaused.store(paused, ordering: .releasing)
+        running.withLock { running in
+            if paused {
+                isPaused.store(true, ordering: .releasing)
+                running?.clock?.pause()
+            } else {
+                running?.clock?.resume()
+                isPaused.store(false, ordering: .releasing)
+            }
+        }
         wake.signal()
     }
 
@@ -97,9 +116,15 @@ public final class NullSink: AudioSink {
         wake.signal()
     }
 
-    /// 0 between renders: a frame is heard once it has been rendered (and recorded, when recording). During a
-    /// render, that render's frames.
-    public func latencyFrames() -> Int { framesInFlight.load(ordering: .acquiring) }
+    /// In real time, the frames handed over that its clock has not played (nor the recording taken). Unpaced, 0
+    /// between renders, and during a render that render's frames. Any thread but the sink's.
+    public func latencyFrames() -> Int {
+        guard pacing == .realTime else { return framesInFlight.load(ordering: .acquiring) }
+        guard let (renderer, clock) = running.withLock({ $0.map { ($0.renderer, $0.clock) } }), let clock else {
+            return 0
+        }
+        return max(0, renderer.position.read().sinkFrames - clock.playedFrames())
+    }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
     public func stop() {
@@ -130,15 +155,24 @@ public final class NullSink: AudioSink {
         return samples
     }
 
-    private func run(renderer: Renderer, format: AudioFormat, generation myGeneration: Int) {
+    private func run(renderer: Renderer, clock: DeviceClock?, generation myGeneration: Int) {
         var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
-        let period = DispatchTimeInterval.nanoseconds(periodFrames * 1_000_000_000 / format.sampleRate)
-        var deadline = DispatchTime.now()
+        var handedOver = renderer.position.read().sinkFrames
         while generation.load(ordering: .acquiring) == myGeneration {
             if isPaused.load(ordering: .acquiring) {
                 wake.wait()
-                deadline = .now()
                 continue
+            }
+            if let clock {
+                // The next period is rendered once the clock has played what was handed over.
+                guard let anchor = clock.start() else { continue }
+                let due = DispatchTime(
+                    uptimeNanoseconds: anchor.nanoseconds
+                        + DeviceClock.nanoseconds(for: handedOver - anchor.frames, rate: clock.sampleRate))
+                if DispatchTime.now() < due {
+                    _ = wake.wait(timeout: due)
+                    continue
+                }
             }
             isAtEndOfStream.store(false, ordering: .releasing)
             framesInFlight.store(periodFrames, ordering: .releasing)
@@ -147,6 +181,8 @@ public final class NullSink: AudioSink {
                 return renderer.render(into: &span, underrun: pacing == .unpaced ? .stopShort : .padWithSilence)
             }
             record(buffer, frameCount: result.frameCount)
+            handedOver = renderer.position.read().sinkFrames
+            clock?.handedOver(handedOver)
             framesInFlight.store(0, ordering: .releasing)
             if pacing == .unpaced, result.frameCount == 0, !result.reachedEndOfStream {
                 // A batch of half the ring: the decoding thread fills it in several writes, and wakes this thread
@@ -154,20 +190,12 @@ public final class NullSink: AudioSink {
                 renderer.waitForFrames(minimumFrames: renderer.capacityFrames / 2, timeout: .now() + .milliseconds(100))
                 continue
             }
-            if result.reachedEndOfStream {
+            if result.reachedEndOfStream, result.frameCount == 0 {
+                // Run dry, everything handed over played: the clock stands until frames follow.
+                clock?.stand()
                 isAtEndOfStream.store(true, ordering: .releasing)
                 reachedEnd.signal()
-                if result.frameCount == 0 {
-                    wake.wait()
-                    deadline = .now()
-                    continue
-                }
-            }
-            if pacing == .realTime {
-                deadline = deadline + period
-                while DispatchTime.now() < deadline, generation.load(ordering: .acquiring) == myGeneration {
-                    _ = wake.wait(timeout: deadline)
-                }
+                wake.wait()
             }
         }
     }
