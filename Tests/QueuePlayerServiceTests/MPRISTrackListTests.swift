@@ -9,7 +9,7 @@ import Testing
 struct MPRISTrackListTests {
     static func state(_ ids: some Sequence<Int>) -> MPRISState {
         MPRISState(
-            snapshot: PlayerSnapshot(status: "Paused", position: 0, volume: 1, current: nil),
+            snapshot: PlayerSnapshot(status: .paused, position: 0, volume: 1, current: nil),
             queue: ids.map { QueueEntry(id: $0, path: "/music/\($0).mp3") })
     }
 

@@ -13,7 +13,7 @@ struct PausedStateTests {
         let service = try ServiceHarness()
         service.add("id3v24-multi", "join-1")
         let status = service.status
-        #expect(status.status == "Paused")
+        #expect(status.status == .paused)
         #expect(status.current?.title == "Duet")
         #expect(status.current?.artists == ["Ana Ñúñez", "Bo Li 李"])
         #expect(abs((status.current?.length ?? 0) - 3.0) < 0.001)
@@ -25,18 +25,18 @@ struct PausedStateTests {
         let service = try ServiceHarness()
         let ids = service.add("id3v24-multi", "join-1", "join-2")
         let next = try #require(service.run(.next).state)
-        #expect(next.status == "Paused")
+        #expect(next.status == .paused)
         #expect(next.current?.id == ids[1])
         #expect(abs((next.current?.length ?? 0) - 1.5) < 0.001)
 
         let sought = try #require(service.run(.position(1, relative: false)).state)
-        #expect(sought.status == "Paused")
+        #expect(sought.status == .paused)
         #expect(abs(sought.position - 1) < 0.001)
         let back = try #require(service.run(.position(0.25, relative: true)).state)
         #expect(abs(back.position - 1.25) < 0.001)
 
         let previous = try #require(service.run(.previous).state)
-        #expect(previous.status == "Paused")
+        #expect(previous.status == .paused)
         #expect(previous.current?.title == "Duet")
         #expect(previous.position == 0)
         #expect(
@@ -51,7 +51,7 @@ struct PausedStateTests {
         let ids = service.add("join-1", "join-2")
         service.run(.play)
         try sink.render(frames: 8_820, deadline: .now() + 10) { _, _ in }
-        let playing = await service.waitFor { $0.status == "Playing" && $0.position > 0 }
+        let playing = await service.waitFor { $0.status == .playing && $0.position > 0 }
         #expect(playing?.current?.id == ids[0])
         #expect(abs((playing?.position ?? 0) - 0.2) < 0.001)
 
@@ -59,7 +59,7 @@ struct PausedStateTests {
         // ring still holds what followed 0.2 s. Flushes of the first play, if any, are not the stop's.
         while sink.waitForFlush(until: .now()) {}
         let stopped = try #require(service.run(.stop).state)
-        #expect(stopped.status == "Stopped")
+        #expect(stopped.status == .stopped)
         #expect(stopped.current?.id == ids[0])
         #expect(stopped.position == 0)
 
@@ -68,7 +68,7 @@ struct PausedStateTests {
         let heard = try sink.renderAll(frames: 4_410)
         let reference = try Fixtures.referenceFloat("join-1")
         #expect(sampleDifference(heard, Array(reference.prefix(heard.count))) == nil)
-        let restarted = await service.waitFor { $0.status == "Playing" && $0.position > 0 }
+        let restarted = await service.waitFor { $0.status == .playing && $0.position > 0 }
         #expect(restarted?.current?.id == ids[0])
     }
 
@@ -86,12 +86,12 @@ struct PausedStateTests {
         #expect(paused.current?.id == ids[1])
         #expect(abs(paused.position - 1.2) < 0.001)
         let rewound = try #require(service.run(.position(-1, relative: true)).state)
-        #expect(rewound.status == "Paused")
+        #expect(rewound.status == .paused)
         #expect(rewound.current?.id == ids[1])
         #expect(abs(rewound.position - 0.2) < 0.001)
 
         let previous = try #require(service.run(.previous).state)
-        #expect(previous.status == "Paused")
+        #expect(previous.status == .paused)
         #expect(previous.current?.title == "Duet")
         #expect(abs((previous.current?.length ?? 0) - 3.0) < 0.001)
         #expect(previous.position == 0)
@@ -113,7 +113,7 @@ struct PausedStateTests {
         let second = try ServiceHarness(store: store)
         #expect(second.controller.restore())
         let status = second.status
-        #expect(status.status == "Paused")
+        #expect(status.status == .paused)
         #expect(status.current?.title == "Duet")
         #expect(abs(status.position - 2) < 0.001)
         #expect(abs((status.current?.length ?? 0) - 3.0) < 0.001)

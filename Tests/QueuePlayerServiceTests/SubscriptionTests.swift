@@ -22,7 +22,7 @@ struct SubscriptionTests {
         var halves: [Double] = []
         while let snapshot = await told.next(), halves.count < 5 {
             let scaled = snapshot.position * 2
-            guard snapshot.status == "Playing", abs(scaled - scaled.rounded()) < 1e-9 else { continue }
+            guard snapshot.status == .playing, abs(scaled - scaled.rounded()) < 1e-9 else { continue }
             if halves.last != scaled.rounded() { halves.append(scaled.rounded()) }
         }
         #expect(halves == [0, 1, 2, 3, 4], "half seconds told: \(halves)")
@@ -44,7 +44,7 @@ struct SubscriptionTests {
             let (playing, heard) = AsyncStream.makeStream(of: Void.self)
             let consumer = Task { [controller = service.controller] in
                 for await snapshot in controller.changes(positionInterval: 0.001)
-                where snapshot.status == "Playing" && snapshot.position > 0 {
+                where snapshot.status == .playing && snapshot.position > 0 {
                     heard.yield()
                 }
             }

@@ -33,10 +33,18 @@ package struct ControlReply: Codable, Sendable {
     }
 }
 
+/// Stopped, paused or playing: `QueuePlayer.PlaybackState` as the control protocol carries it, spelled on the wire
+/// as MPRIS's `PlaybackStatus` and playerctl's `status` print it.
+package enum PlaybackState: String, Codable, Sendable {
+    case stopped = "Stopped"
+    case paused = "Paused"
+    case playing = "Playing"
+}
+
 /// What the player is doing, as `status`, `position`, `volume` and `metadata` report it.
 package struct PlayerSnapshot: Codable, Sendable, Equatable {
-    /// `Playing`, `Paused` or `Stopped`, as MPRIS and playerctl spell them.
-    package var status: String
+    /// Stopped, paused or playing.
+    package var status: PlaybackState
     /// Seconds into the current item.
     package var position: Double
     /// 0…1.
@@ -54,7 +62,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
 
     /// A snapshot with the fields given.
     package init(
-        status: String, position: Double, volume: Double, current: TrackInfo?, jumps: Int = 0, hasNext: Bool = false,
+        status: PlaybackState, position: Double, volume: Double, current: TrackInfo?, jumps: Int = 0, hasNext: Bool = false,
         application: String = "active", waiting: String? = nil
     ) {
         self.status = status

@@ -185,14 +185,14 @@ package final class PlayerController: Sendable {
                 id: shown.entry.id, url: shown.entry.path, title: shown.item.metadata.title,
                 artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length)
         }
-        let word =
+        let status: PlaybackState =
             switch player.playbackState {
-            case .stopped: "Stopped"
-            case .paused: "Paused"
-            case .playing: "Playing"
+            case .stopped: .stopped
+            case .paused: .paused
+            case .playing: .playing
             }
         return PlayerSnapshot(
-            status: word, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
+            status: status, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
             jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
             waiting: player.reasonForWaitingToPlay.map(Self.describe))
     }

@@ -282,7 +282,7 @@ package final class MPRISBus: @unchecked Sendable {
         case "Identity": return append(reply, string: "QueuePlayer")
         case "SupportedUriSchemes": return appendStrings(reply, ["file"])
         case "SupportedMimeTypes": return appendStrings(reply, ["audio/mpeg"])
-        case "PlaybackStatus": return append(reply, string: snapshot.status)
+        case "PlaybackStatus": return append(reply, string: snapshot.status.rawValue)
         case "LoopStatus": return append(reply, string: "None")
         case "Rate", "MinimumRate", "MaximumRate": return append(reply, double: 1)
         case "Metadata":

@@ -45,7 +45,7 @@ struct MetadataVerb: ParsableCommand {
     /// Without `metadata`, only the player's properties: what playerctl's `status`, `position` and `volume` see.
     static func values(_ state: PlayerSnapshot, metadata: Bool = true) -> [String: MetadataTemplate.Value] {
         var values: [String: MetadataTemplate.Value] = [
-            "status": .string(state.status), "position": .integer(Int64(state.position * 1_000_000)),
+            "status": .string(state.status.rawValue), "position": .integer(Int64(state.position * 1_000_000)),
             "volume": .number(state.volume), "playerName": .string(playerName),
             "playerInstance": .string(playerName),
         ]

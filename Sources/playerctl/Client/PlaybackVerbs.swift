@@ -87,7 +87,7 @@ struct StatusVerb: ParsableCommand {
     @OptionGroup var output: PrintOptions
 
     func run() throws {
-        try output.print(ControlRequest(command: "status"), with: options) { $0.status }
+        try output.print(ControlRequest(command: "status"), with: options) { $0.status.rawValue }
     }
 }
 
