@@ -100,6 +100,30 @@ struct OutputRecoveryTests {
         #expect(sampleDifference(soundingFrames(sink.inner.takeRecording()), soundingFrames(reference)) == nil)
     }
 
+    @Test("backgrounded without the audio mode while the output is away, the engine pauses: it stays paused on return")
+    func backgroundWhileOutputAway() async throws {
+        let sink = InterruptibleSink(pacing: .unpaced)
+        sink.takeAway()
+        let application = Application(
+            manifest: AppManifest(backgroundModes: []), logger: quietLogger, terminate: { _ in })
+        let engine = PlaybackEngine(sink: sink, logger: quietLogger)
+        let policy = BackgroundPlaybackPolicy(player: engine, application: application)
+        engine.enqueue([Fixtures.mp3("join-1")])
+        var events = engine.events.makeAsyncIterator()
+        engine.play()
+        while let event = await events.next() {
+            if case .outputFailed = event { break }
+        }
+        #expect(engine.isPlaybackRequested, "playback is wanted while the output is waited for")
+        application.enterBackground()
+        policy.waitUntilHandled()
+        #expect(!engine.isPlaybackRequested)
+        sink.bringBack()
+        while let event = await events.next(), event != .outputRestored {}
+        #expect(!engine.isPlaybackRequested, "the output came back, and playback stays paused in the background")
+        engine.shutdown()
+    }
+
     @Test("an output absent from the start is waited for; playback starts once it answers, from the beginning")
     func absentAtStart() async throws {
         let sink = InterruptibleSink(pacing: .unpaced)

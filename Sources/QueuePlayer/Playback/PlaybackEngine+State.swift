@@ -222,8 +222,17 @@ extension PlaybackEngine.State {
     typealias Action = PlaybackEngine.Action
     typealias Restart = PlaybackEngine.Restart
 
-    /// True between ``play()`` and ``pause()``.
+    /// True between ``play()`` and ``pause()`` while the output runs.
     var isPlaying: Bool { phase == .playing }
+
+    /// True between ``play()`` and ``pause()``, also while a lost output is waited for to play on.
+    var isPlaybackRequested: Bool {
+        switch phase {
+        case .playing: true
+        case .outputLost(_, let resumesPlaying): resumesPlaying
+        case .idle, .paused, .shutDown: false
+        }
+    }
 
     /// Playback wanted: starts the threads the first time, unpauses the output after a pause.
     mutating func play() -> [Action] {

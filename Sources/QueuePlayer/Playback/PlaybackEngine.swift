@@ -201,8 +201,9 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         carryOut(state.withLock { $0.preroll() })
     }
 
-    /// True between ``play()`` and ``pause()``. Part of ``BackgroundPausable``.
-    public var isPlaybackRequested: Bool { state.withLock { $0.isPlaying } }
+    /// True between ``play()`` and ``pause()``, also while a lost output is waited for to play on. Part of
+    /// ``BackgroundPausable``.
+    public var isPlaybackRequested: Bool { state.withLock { $0.isPlaybackRequested } }
 
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
     public func pause() {

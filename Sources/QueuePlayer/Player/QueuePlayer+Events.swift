@@ -20,7 +20,6 @@ extension QueuePlayer {
             guard let item = item(for: entry) else { break }
             item.noteTime(item.duration)
             if actionAtItemEnd == .pause {
-                state.withLock { $0.rate = 0 }
                 engine.pause()
             }
             post(.didPlayToEndTime(item))

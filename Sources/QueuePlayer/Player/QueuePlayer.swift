@@ -71,7 +71,6 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var currentItem: PlayerItem?
         /// The entry of a current item held at its end after it finished: released once another item is current.
         var heldEntryID: Int?
-        var rate: Float = 0
         var actionAtItemEnd = ActionAtItemEnd.advance
         var outputError: AudioSinkError?
         /// The sound server has suspended the output's device (``PlaybackEvent/outputSuspended``).
@@ -124,8 +123,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     // MARK: The queue
 
-    /// True at rate 1. Part of ``BackgroundPausable``.
-    public var isPlaybackRequested: Bool { state.withLock { $0.rate } != 0 }
+    /// True at rate 1: the engine's ``PlaybackEngine/isPlaybackRequested``. Part of ``BackgroundPausable``.
+    public var isPlaybackRequested: Bool { engine.isPlaybackRequested }
 
     /// The queued items, the current one first (also when it is held at its end).
     public func items() -> [PlayerItem] {
@@ -234,10 +233,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Sets the rate to 1.
     public func play() {
         command {
-            state.withLock { state in
-                state.rate = 1
-                state.isStopped = false
-            }
+            state.withLock { $0.isStopped = false }
             engine.play()
         }
     }
@@ -252,7 +248,6 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Sets the rate to 0.
     public func pause() {
         command {
-            state.withLock { $0.rate = 0 }
             engine.pause()
             currentItem?.noteTime(currentTime())
         }
@@ -396,6 +391,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
         let first = engine.firstQueued()
+        let rate: Float = engine.isPlaybackRequested ? 1 : 0
         return state.withLock { state in
             let current: PlayerItem?
             if let entry, let item = state.items[entry.id] {
@@ -406,7 +402,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
                 current = state.currentItem ?? first.flatMap { state.items[$0.id] }
             }
             var reason: WaitingReason?
-            if state.rate != 0 {
+            if rate != 0 {
                 if let error = state.outputError {
                     reason = .outputUnavailable(error)
                 } else if state.outputIsSuspended {
@@ -417,7 +413,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             }
             return ObserverCall.PlayerView(
                 player: ObjectIdentifier(self), commandCount: state.commandCount, currentItem: current,
-                rate: state.rate, reasonForWaitingToPlay: reason)
+                rate: rate, reasonForWaitingToPlay: reason)
         }
     }
 }
