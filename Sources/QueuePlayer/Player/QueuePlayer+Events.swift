@@ -37,14 +37,9 @@ extension QueuePlayer {
             }
         case .queueFinished:
             if actionAtItemEnd == .advance { setCurrentItem(nil) }
-        case .outputFailed(let error):
-            state.withLock { $0.outputError = error }
-        case .outputRestored:
-            state.withLock { $0.outputError = nil }
-        case .outputSuspended:
-            state.withLock { $0.outputIsSuspended = true }
-        case .outputResumed:
-            state.withLock { $0.outputIsSuspended = false }
+        case .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
+            // The engine's state says so already; the property observers are told below.
+            break
         }
         notifyPropertyObservers()
         for continuation in state.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }

@@ -72,9 +72,6 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         /// The entry of a current item held at its end after it finished: released once another item is current.
         var heldEntryID: Int?
         var actionAtItemEnd = ActionAtItemEnd.advance
-        var outputError: AudioSinkError?
-        /// The sound server has suspended the output's device (``PlaybackEvent/outputSuspended``).
-        var outputIsSuspended = false
         /// Counts the commands given, so that an observer call's picture goes stale once its block gives one.
         var commandCount = 0
         var nextObserverID = 1
@@ -390,8 +387,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
-        let first = engine.firstQueued()
-        let rate: Float = engine.isPlaybackRequested ? 1 : 0
+        let engineState = engine.playerReading()
+        let first = engineState.firstQueued
+        let rate: Float = engineState.isPlaybackRequested ? 1 : 0
         return state.withLock { state in
             let current: PlayerItem?
             if let entry, let item = state.items[entry.id] {
@@ -403,9 +401,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             }
             var reason: WaitingReason?
             if rate != 0 {
-                if let error = state.outputError {
+                if let error = engineState.outputError {
                     reason = .outputUnavailable(error)
-                } else if state.outputIsSuspended {
+                } else if engineState.outputIsSuspended {
                     reason = .outputSuspended
                 } else if current == nil, first == nil {
                     reason = .noItemToPlay
