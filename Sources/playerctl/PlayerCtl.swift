@@ -1,4 +1,5 @@
 import ArgumentParser
+import QueuePlayerControl
 
 /// The `playerctl` command: runs the QueuePlayer service (`daemon`) and controls it over its control socket with
 /// the verbs the standard `playerctl` uses (`play`, `pause`, `next`, ...), plus queue and lifecycle verbs.
@@ -12,7 +13,7 @@ struct PlayerCtl: ParsableCommand {
             verbs control that daemon through its control socket, with the syntax, output and exit statuses of the \
             standard playerctl where they overlap. With no daemon running they print "No players found" and exit 1.
             """,
-        version: "v\(PlayerCtl.version)",
+        version: ReleaseVersion.printed,
         subcommands: [
             DaemonVerb.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
@@ -21,8 +22,6 @@ struct PlayerCtl: ParsableCommand {
             ShuffleVerb.self,
         ]
     )
-
-    static let version = "0.3.0"
 
     /// The name this executable was run by: `playerctl` as built, `queueplayerctl` as the Debian package installs it
     /// (beside Debian's own `playerctl`). Help, man pages and completion scripts use it, so that each installed name
@@ -52,7 +51,7 @@ struct PlayerCtl: ParsableCommand {
 
     mutating func run() throws {
         if printVersion {
-            print("v\(Self.version)")
+            print(ReleaseVersion.printed)
             return
         }
         guard listAll else { throw CleanExit.helpRequest(self) }

@@ -27,7 +27,8 @@ struct DaemonCommand: AsyncParsableCommand {
             and position to the state file, in a background task.
 
             \(ExitStatus.helpText)
-            """
+            """,
+        version: ReleaseVersion.printed
     )
 
     /// Parses the arguments and runs the daemon (see ``DaemonEntry``), and returns the process's exit status. An

@@ -17,7 +17,7 @@ func playedFiles(_ log: String) -> [String] {
 
 @Suite("playerctl daemon, run as a user would run it")
 struct PlayerctlDaemonTests {
-    @Test("the help names the options, the items and the exit statuses")
+    @Test("the help names the options, the items and the exit statuses; the daemon tells its version")
     func help() async {
         let top = await playerctl("--help")
         #expect(top.status == 0)
@@ -27,6 +27,9 @@ struct PlayerctlDaemonTests {
         for option in ["--sink", "--unpaced", "--server", "--exit-when-empty", "<item>", "Exit status"] {
             #expect(daemon.standardOutput.contains(option), "help lacks \(option)")
         }
+        let client = await playerctl("--version")
+        let version = await playerctl("daemon", "--version")
+        #expect(version.status == 0 && version.standardOutput == client.standardOutput, "\(version.standardError)")
     }
 
     @Test("an unknown verb or a wrong combination is a usage error naming it")
