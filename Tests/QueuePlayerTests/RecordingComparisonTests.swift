@@ -50,6 +50,20 @@ struct RecordingComparisonTests {
         #expect(recordingDifference(silencedOne, reference: reference, allowing: GlitchAllowance(frames: 255)) != nil)
     }
 
+    @Test("a glitch at a join of two items is never forgiven, though the same glitch elsewhere is")
+    func glitchAtAJoin() {
+        let joins = joinFrames(of: [Array(reference[..<4_000]), Array(reference[4_000...])])
+        #expect(joins == [2_000])
+        let allowance = upToOneQuantum.exceptAt(joins: joins)
+        let gapAtJoin = inserting(silenceFrames: 100, at: 2_000, into: reference)
+        let lostBeforeJoin = removing(frames: 1_900..<2_000, of: reference)
+        let lostElsewhere = removing(frames: 1_024..<1_280, of: reference)
+        #expect(recordingDifference(recording(gapAtJoin), reference: reference, allowing: upToOneQuantum) == nil)
+        #expect(recordingDifference(recording(gapAtJoin), reference: reference, allowing: allowance) != nil)
+        #expect(recordingDifference(recording(lostBeforeJoin), reference: reference, allowing: allowance) != nil)
+        #expect(recordingDifference(recording(lostElsewhere), reference: reference, allowing: allowance) == nil)
+    }
+
     private func inserting(silenceFrames: Int, at frame: Int, into samples: [Int16]) -> [Int16] {
         var inserted = samples
         inserted.insert(contentsOf: repeatElement(0, count: silenceFrames * 2), at: frame * 2)

@@ -214,4 +214,13 @@ extension PulseServer.Kind {
         }
         return reference
     }
+
+    /// ``expectedRecording(of:heard:)`` of `parts` played back to back, with the frames of that reference where one
+    /// part meets the next.
+    public func expectedRecording(of parts: [[Int16]], heard samples: [Int16]) -> (reference: [Int16], joins: [Int]) {
+        let whole = parts.flatMap { $0 }
+        let reference = expectedRecording(of: whole, heard: samples)
+        let cut = (whole.count - reference.count) / 2
+        return (reference, joinFrames(of: parts).map { $0 - cut })
+    }
 }
