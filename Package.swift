@@ -45,9 +45,12 @@ let package = Package(
             name: "CSDBus",
             linkerSettings: [.linkedLibrary("systemd")]
         ),
+        // Named POSIX threads for the engine, the null sink and the service, without Foundation's `Thread`.
+        .target(name: "PosixThreads"),
         .target(
             name: "QueuePlayer",
             dependencies: [
+                "PosixThreads",
                 "CMpg123",
                 "CPulse",
                 "CSoxr",
@@ -65,6 +68,7 @@ let package = Package(
         .target(
             name: "QueuePlayerService",
             dependencies: [
+                "PosixThreads",
                 "QueuePlayer",
                 "QueuePlayerControl",
                 "CMalloc",

@@ -16,7 +16,7 @@ import UnixSignals
 ///
 /// The signals are blocked in every thread from the start (`blockHandledSignals()`), and trapped by `trapSignals()`;
 /// one that arrives before the trap waits, pending, until the sequence reads it.
-package final class ProcessLifecycle: Service {
+package final class BackgroundSignals: Service {
     private let application: Application
     private let terminal: Int32?
     private let signals: UnixSignalsSequence

@@ -94,7 +94,7 @@ package final class PlaybackService: Service {
     /// background log, whose calls fall due at the same moments, so that one wake-up serves both.
     private func subscribe() -> Subscriptions {
         let events = player.playbackEvents()
-        let saving = application.performOnEachEntryToBackground(named: "save state") { [self] in saveState() }
+        let saving = application.performWhenEnteringBackground(named: "save state") { [self] in saveState() }
         let ticks = DispatchQueue(label: "queueplayer.position-ticks")
         let logging = player.addPeriodicTimeObserver(
             forInterval: MediaTime(seconds: backgroundLogInterval, preferredTimescale: 1000), queue: ticks
@@ -145,7 +145,7 @@ package final class PlaybackService: Service {
         if terminal != nil { StatusLine().finish() }
     }
 
-    /// Seed 003's pattern, run in a background task on every entry to the background.
+    /// Seed 003's pattern, run in a background task on each time the process enters the background.
     private func saveState() {
         controller.saveAll()
         logger.info("saved the state to \(stateURL.path)")
@@ -185,7 +185,7 @@ package final class PlaybackService: Service {
     private func drawStatusLine() async {
         let line = StatusLine()
         while !Task.isCancelled {
-            if application.applicationState == .active, ProcessLifecycle.ownsTerminal(terminal) {
+            if application.applicationState == .active, BackgroundSignals.ownsTerminal(terminal) {
                 line.render(player)
             }
             try? await Task.sleep(for: .milliseconds(200))

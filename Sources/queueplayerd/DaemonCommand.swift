@@ -31,7 +31,7 @@ struct DaemonCommand: AsyncParsableCommand {
         version: ReleaseVersion.printed
     )
 
-    /// Parses the arguments and runs the daemon (see ``DaemonEntry``), and returns the process's exit status. An
+    /// Parses the arguments and runs the daemon (see ``DaemonMain``), and returns the process's exit status. An
     /// error or a request for help is reported as ArgumentParser's `exit(withError:)` does, without exiting.
     static func parseAndRun() async -> Int32 {
         do {
@@ -108,16 +108,15 @@ struct DaemonCommand: AsyncParsableCommand {
         // Claimed in the background while the rest starts; nothing plays before the claim has succeeded.
         let server = ControlServer(path: ControlSocketPath.resolve(socket), logger: logger)
         defer { server.removeSocketFile() }
-        let sink: any AudioSink
+        let application = Application.shared
+        try configure(application, logger: logger)
+        let player: QueuePlayer
         do {
-            sink = try makeSink(logger: logger)
+            player = try makePlayer(logger: logger, application: application)
         } catch {
             logger.critical("\(error)")
             throw ExitStatus.outputFailed
         }
-        let application = Application.shared
-        try configure(application, logger: logger)
-        let player = QueuePlayer(sink: sink, logger: logger, application: application)
         player.resumesAfterBackground = lifecycle.resumeOnForeground
         if let timeTrace {
             do {
@@ -130,7 +129,7 @@ struct DaemonCommand: AsyncParsableCommand {
             player: player, application: application, store: try await storeOpening.value, logger: logger)
         let restored = fillQueue(player, controller: controller, logger: logger)
         let terminal = [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO].first { isatty($0) == 1 }
-        if lifecycle.background || (terminal != nil && !ProcessLifecycle.ownsTerminal(terminal)) {
+        if lifecycle.background || (terminal != nil && !BackgroundSignals.ownsTerminal(terminal)) {
             application.enterBackground()
         }
         controller.onQuit { [player] in player.shutdown() }
@@ -151,8 +150,8 @@ struct DaemonCommand: AsyncParsableCommand {
         service.start()
         // Each service is named here: without a name, the group names it `"\(service)"`, a reflection of the type
         // whose protocol-conformance lookups took 0.7 ms of every start.
-        let lifecycleService = ProcessLifecycle(
-            application: application, terminal: terminal, signals: await ProcessLifecycle.trapSignals(),
+        let lifecycleService = BackgroundSignals(
+            application: application, terminal: terminal, signals: await BackgroundSignals.trapSignals(),
             logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "playback"),
@@ -215,10 +214,14 @@ struct DaemonCommand: AsyncParsableCommand {
         return false
     }
 
-    private func makeSink(logger: Logger) throws -> any AudioSink {
+    private func makePlayer(logger: Logger, application: Application) throws -> QueuePlayer {
         switch sink {
-        case .pulse: try PulseAudioSink(server: server, logger: logger, waitsForServer: true)
-        case .null: NullSink(pacing: unpaced ? .unpaced : .realTime)
+        case .pulse:
+            let sink = try PulseAudioSink(server: server, logger: logger, waitsForServer: true)
+            return QueuePlayer(sink: sink, logger: logger, application: application)
+        case .null:
+            let sink = NullSink(pacing: unpaced ? .unpaced : .realTime)
+            return QueuePlayer(sink: sink, logger: logger, application: application)
         }
     }
 }

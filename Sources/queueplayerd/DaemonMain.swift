@@ -2,19 +2,19 @@ import Dispatch
 import Glibc
 import QueuePlayerService
 
-/// The daemon's entry point: sets up the allocator and blocks the signals it handles before anything else runs (every
+/// The daemon's main: sets up the allocator and blocks the signals it handles before anything else runs (every
 /// thread inherits the mask), then runs ``DaemonCommand`` on the global executor while the main thread waits.
 ///
 /// Not an `async` main: that one hands the main thread to `dispatch_main()`, which ends it with `pthread_exit`, and
 /// the forced unwind of its stack searched the binary's unwind tables at every start, leaving half a megabyte of them
 /// resident (the kernel maps 64 KiB around each page touched). Nothing in the daemon runs on the main actor.
 @main
-enum DaemonEntry {
+enum DaemonMain {
     /// Runs the daemon on the global executor; the task that runs it ends the process with its exit status, while
     /// the main thread waits.
     static func main() {
         FreedMemory.configureAllocator()
-        ProcessLifecycle.blockHandledSignals()
+        BackgroundSignals.blockHandledSignals()
         Task.detached { leave(status: await DaemonCommand.parseAndRun()) }
         DispatchSemaphore(value: 0).wait()
     }

@@ -19,7 +19,9 @@ struct LifecycleOptions: ParsableArguments {
     @Flag(help: "Start backgrounded, as if started with '&'.")
     var background = false
 
-    @Option(help: ArgumentHelp("Background time granted after each entry to the background.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Background time granted each time the process enters the background.", valueName: "seconds"))
     var backgroundTime: Double = 600
 
     @Option(

@@ -14,16 +14,12 @@ final class TerminationRecorder: Sendable {
     func record(_ status: Int32) { statuses.withLock { $0.append(status) } }
 }
 
-/// Waits for `condition`, which work on the cooperative pool makes true (a background task's work, its end, the
-/// suspension after it), giving up after `seconds`: a guard against a hang, not a bound on how soon. Under
-/// ThreadSanitizer with every suite running, the pool's two threads were busy for over 2 s, the old limit.
-func eventually(within seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
+/// Waits until `states` (an ``Application/states()`` stream) reports `wanted`; false if the stream ends first.
+func reaches(_ wanted: ApplicationState, in states: inout AsyncStream<ApplicationState>.Iterator) async -> Bool {
+    while let state = await states.next() {
+        if state == wanted { return true }
     }
-    return true
+    return false
 }
 
 /// Moves an application between the foreground and the background over and over on a thread of its own, until
@@ -213,16 +209,19 @@ struct ApplicationTests {
         #expect(application.beginBackgroundTask(name: "next stay") != .invalid)
     }
 
-    @Test("work registered for each entry runs on every entry to the background (the seeds' re-entry bug)")
-    func workOnEachEntry() async {
+    @Test("work registered for entering the background runs each time, not only the first (the seeds' bug)")
+    func workEachTimeInBackground() async {
         let application = application(budget: 0.3, margin: 0.1)
-        let runs = Collected<Int>()
-        let token = application.performOnEachEntryToBackground(named: "save state") { runs.append(1) }
-        for entry in 1...3 {
+        let (runs, run) = AsyncStream.makeStream(of: Int.self)
+        var ran = runs.makeAsyncIterator()
+        var states = application.states().makeAsyncIterator()
+        let token = application.performWhenEnteringBackground(named: "save state") { run.yield(1) }
+        for _ in 1...3 {
             application.enterBackground()
-            #expect(await eventually { runs.values.count == entry })
-            #expect(await eventually { application.applicationState == .suspended })
-            // Stay past the whole budget: a task begun once would be long expired by the next entry.
+            #expect(await ran.next() == 1)
+            // Its background task ended once the work returned: with nothing left to run, the process suspends.
+            #expect(await reaches(.suspended, in: &states))
+            // Stay past the whole budget: a task begun once would be long expired by the next time.
             clock.advance(by: .milliseconds(350))
             application.enterForeground()
         }
@@ -230,28 +229,29 @@ struct ApplicationTests {
         application.enterBackground()
         #expect(application.runningBackgroundTasks.isEmpty, "removed work began a task")
         #expect(application.applicationState == .suspended)
-        #expect(runs.values.count == 3)
+        run.finish()
+        #expect(await ran.next() == nil, "the work ran more than three times")
         #expect(terminations.recorded.isEmpty)
-        #expect(log.all.filter { $0.contains("background task 'save state'") && $0.contains("ended after") }.count == 3)
     }
 
     @Test("work that outlives the time is cancelled and its task ended, so the process is not terminated")
-    func entryWorkExpires() async {
+    func backgroundWorkExpires() async {
         let application = application(budget: 0.3, margin: 0.2)
-        let cancelled = Collected<Bool>()
+        let (cancellations, cancelled) = AsyncStream.makeStream(of: Bool.self)
         // Work that never ends of itself: it waits on a stream nothing is ever sent to, which ends only when the
         // work's task is cancelled.
         let (nothing, keepsOpen) = AsyncStream.makeStream(of: Never.self)
-        application.performOnEachEntryToBackground(named: "slow work") {
+        application.performWhenEnteringBackground(named: "slow work") {
             for await _ in nothing {}
-            cancelled.append(Task.isCancelled)
+            cancelled.yield(Task.isCancelled)
             keepsOpen.finish()
         }
         application.enterBackground()
         #expect(application.runningBackgroundTasks == ["slow work"])
         clock.advance(by: .milliseconds(100))
         #expect(application.runningBackgroundTasks.isEmpty, "the expiration did not end the work's task")
-        #expect(await eventually { cancelled.values == [true] })
+        var told = cancellations.makeAsyncIterator()
+        #expect(await told.next() == true, "the work was not cancelled")
         clock.advance(by: .milliseconds(200))
         #expect(terminations.recorded.isEmpty)
     }
@@ -295,23 +295,37 @@ struct BackgroundPolicyTests {
     }
 
     @Test("without the audio mode, entering the background pauses; the player stays paused on return")
-    func pausesWithoutAudio() async {
-        let (player, application) = player(audio: false)
+    func pausesWithoutAudio() async throws {
+        // Audio time moves only as the test renders, so "nothing is heard" is the stream standing corked.
+        let application = Application(
+            manifest: AppManifest(backgroundModes: []), logger: quietLogger, terminate: { _ in })
+        let sink = SteppedSink()
+        let player = QueuePlayer(
+            items: [PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))], sink: sink, logger: quietLogger,
+            application: application)
+        let policy = try #require(player.state.withLock { $0.backgroundPolicy })
+        let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
+        let observer = player.addPeriodicTimeObserver(
+            forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()
+        ) { tick.yield($0) }
         player.play()
-        #expect(await heard(player, past: MediaTime(value: 50, timescale: 1000)))
+        _ = try sink.renderAll(frames: 4410)
+        let heard = MediaTime(value: 4410, timescale: 44100)
+        // The event thread tells the item's start, and its times, once their frames are heard: the time counts from
+        // the start told.
+        for await time in ticks where time >= MediaTime(value: 90, timescale: 1000) { break }
+        player.removeObserver(observer)
         application.enterBackground()
-        #expect(await until(player, \.rate) { $0 == 0 })
-        #expect(player.timeControlStatus == .paused)
-        // The rate reads 0 before the pause reaches the output, on the policy's queue; from then on the time stands.
-        player.state.withLock { $0.backgroundPolicy }?.waitUntilHandled()
-        let pausedAt = player.currentTime()
-        // That nothing happens can only be watched for: 100 ms, ten periods of the real-time sink.
-        try? await Task.sleep(for: .milliseconds(100))
-        #expect(player.currentTime() == pausedAt)
-        application.enterForeground()
-        try? await Task.sleep(for: .milliseconds(100))
+        policy.waitUntilHandled()
         #expect(player.rate == 0)
-        #expect(player.currentTime() == pausedAt)
+        #expect(player.timeControlStatus == .paused)
+        #expect(sink.streamIsPaused == true, "the output is corked")
+        #expect(player.currentTime() == heard, "the time stands where the sound stopped")
+        application.enterForeground()
+        policy.waitUntilHandled()
+        #expect(player.rate == 0, "back in the foreground, the player stays paused")
+        #expect(sink.streamIsPaused == true)
+        #expect(player.currentTime() == heard)
     }
 
     @Test("with resumesAfterBackground, the player plays again on return")

@@ -152,9 +152,9 @@ struct EngineStateTests {
     }
 
     /// What the decoding thread finds opened in `entry`: one second at 1 kHz, stereo.
-    static func info(_ entry: QueueEntry) -> ItemInfo {
+    static func info(_ entry: QueueEntry) -> OpenedEntry {
         let format = AudioFormat(sampleRate: 1000, channelCount: 2)
-        return ItemInfo(entry: entry, format: format, frameCount: 1000, metadata: .init())
+        return OpenedEntry(entry: entry, format: format, frameCount: 1000, metadata: .init())
     }
 
     /// The entry a decoder step opens, or nil for any other step.

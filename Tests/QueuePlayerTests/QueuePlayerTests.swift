@@ -175,20 +175,31 @@ struct QueuePlayerTests {
 
     @Test("actionAtItemEnd .none holds at the end with the rate unchanged; switching to .advance goes on")
     func noneAtItemEnd() async throws {
+        // Audio time moves only as the test renders: the first item is heard to its end and the engine's state says
+        // it holds there, which only a command ends; the next item is then heard from its first frame.
         let first = PlayerItem(url: Fixtures.mp3("join-1"))
         let second = PlayerItem(url: Fixtures.mp3("join-2"))
-        let player = QueuePlayer(items: [first, second], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let sink = SteppedSink()
+        let player = QueuePlayer(items: [first, second], sink: sink, logger: quietLogger)
         player.actionAtItemEnd = .none
         let notifications = player.notifications()
         player.play()
+        let firstReference = try Fixtures.referenceFloat("join-1")
+        let heardFirst = try sink.renderAll(frames: firstReference.count / 2)
         #expect(await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(first)])
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(sampleDifference(heardFirst, firstReference) == nil)
+        #expect(player.engine.state.withLock { $0.isHoldingAtItemEnd }, "decoding holds at the end of the first item")
+        #expect(sink.streamIsPaused == false, "the output is not paused: the rate is unchanged")
         #expect(player.rate == 1)
         #expect(player.currentItem === first)
+        #expect(player.currentTime() == first.duration)
         #expect(player.items() == [first, second], "the current item, held at its end, is still listed")
         player.actionAtItemEnd = .advance
+        let secondReference = try Fixtures.referenceFloat("join-2")
+        let heardSecond = try sink.renderAll(frames: secondReference.count / 2)
         #expect(
             await waitForNotifications(player, notifications, count: 1) { _ in true } == [.didPlayToEndTime(second)])
+        #expect(sampleDifference(heardSecond, secondReference) == nil, "the next item is heard from its first frame")
     }
 
     @Test("volume scales what is played exactly; mute silences it and keeps the volume")

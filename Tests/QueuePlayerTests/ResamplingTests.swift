@@ -67,7 +67,7 @@ struct ResamplingTests {
         let names = ["join-1", "tone-48k-1s", "mono-44k", "join-2"]
         let (events, samples) = try await playOnNullSink(names.map(Fixtures.mp3), outputSampleRate: 44_100)
         #expect(eventNames(events).filter { $0.hasPrefix("start") } == names.map { "start \($0)" })
-        let tone = events.compactMap { event -> ItemInfo? in
+        let tone = events.compactMap { event -> OpenedEntry? in
             guard case .itemStarted(let info) = event, info.entry.url.lastPathComponent == "tone-48k-1s.mp3" else {
                 return nil
             }

@@ -73,7 +73,7 @@ struct Soak {
         // Signalled at every change the player shows and every event it handles.
         let playerChanged = DispatchSemaphore(value: 0)
         let observerQueue = DispatchQueue(label: "soak.observer")
-        let token = player.observe(\.soakSnapshot, queue: observerQueue) { _ in playerChanged.signal() }
+        let token = player.observe(\.soakPicture, queue: observerQueue) { _ in playerChanged.signal() }
         defer { player.removeObserver(token) }
         let events = player.playbackEvents()
         let eventWatcher = Task { for await _ in events { playerChanged.signal() } }
@@ -92,13 +92,13 @@ struct Soak {
                     throw fail("\(what): the restart was never carried out")
                 }
             }
-            let expected = model.snapshot
-            while !player.engine.hasPostedEventsDue || player.soakSnapshot != expected {
+            let expected = model.picture
+            while !player.engine.hasPostedEventsDue || player.soakPicture != expected {
                 // Each event and each change says when to look again; the short timeout only bounds one missed.
                 _ = playerChanged.wait(timeout: min(deadline, .now() + .milliseconds(200)))
                 guard DispatchTime.now() < deadline else {
                     throw fail(
-                        "\(what): the player shows \(describe(player.soakSnapshot)), the model \(describe(expected))")
+                        "\(what): the player shows \(describe(player.soakPicture)), the model \(describe(expected))")
                 }
             }
             let time = player.currentTime()
@@ -111,12 +111,12 @@ struct Soak {
             }
         }
 
-        func describe(_ snapshot: SoakSnapshot) -> String {
+        func describe(_ picture: SoakPicture) -> String {
             let names = Dictionary(
                 model.queue.map { (ObjectIdentifier($0.item), $0.file.name) }, uniquingKeysWith: { first, _ in first })
-            let items = snapshot.items.map { names[$0] ?? "?" }.joined(separator: ", ")
-            let current = snapshot.currentItem.map { names[$0] ?? "another item" } ?? "none"
-            return "[\(items)] current \(current) rate \(snapshot.rate)"
+            let items = picture.items.map { names[$0] ?? "?" }.joined(separator: ", ")
+            let current = picture.currentItem.map { names[$0] ?? "another item" } ?? "none"
+            return "[\(items)] current \(current) rate \(picture.rate)"
         }
 
         player.insert(PlayerItem(url: files[0].url), after: nil)

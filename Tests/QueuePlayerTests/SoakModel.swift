@@ -75,9 +75,9 @@ struct SoakModel {
     /// The player's current item as the model has it.
     var currentItem: PlayerItem? { explicitCurrent ?? queue.first?.item }
 
-    /// What the player shows, for comparison with ``SoakSnapshot``.
-    var snapshot: SoakSnapshot {
-        SoakSnapshot(
+    /// What the player shows, for comparison with ``SoakPicture``.
+    var picture: SoakPicture {
+        SoakPicture(
             items: queue.map { ObjectIdentifier($0.item) }, currentItem: currentItem.map(ObjectIdentifier.init),
             rate: isPlaying ? 1 : 0)
     }
@@ -252,7 +252,7 @@ struct SoakModel {
 }
 
 /// The part of the player's state the soak compares with its model after every step.
-struct SoakSnapshot: Equatable, Sendable {
+struct SoakPicture: Equatable, Sendable {
     var items: [ObjectIdentifier]
     var currentItem: ObjectIdentifier?
     var rate: Float
@@ -260,8 +260,8 @@ struct SoakSnapshot: Equatable, Sendable {
 
 extension QueuePlayer {
     /// The player's queue, current item and rate, for the soak.
-    var soakSnapshot: SoakSnapshot {
-        SoakSnapshot(
+    var soakPicture: SoakPicture {
+        SoakPicture(
             items: items().map(ObjectIdentifier.init), currentItem: currentItem.map(ObjectIdentifier.init), rate: rate)
     }
 }

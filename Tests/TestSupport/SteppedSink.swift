@@ -6,27 +6,27 @@ import Synchronization
 /// ``render(frames:deadline:into:)``, on the test's thread. What it renders is what is heard (latency 0 between
 /// calls), so a test knows exactly which frame is audible after every step, and a run depends on nothing but the
 /// test's own sequence of calls. Each item plays at its own rate (the stream is drained and reopened at a change).
-public final class SteppedSink: AudioSink {
+package final class SteppedSink: AudioSink {
     /// The engine kept the test waiting: it had frames to play by the model and gave none before the deadline.
-    public struct Stalled: Error, CustomStringConvertible {
+    package struct Stalled: Error, CustomStringConvertible {
         /// Frames rendered before the deadline.
-        public var rendered: Int
+        package var rendered: Int
         /// Frames the call asked for.
-        public var wanted: Int
+        package var wanted: Int
         /// What the stream was doing at the deadline.
-        public var stream: String
+        package var stream: String
         /// The three above, in a sentence.
-        public var description: String {
+        package var description: String {
             "the sink got \(rendered) of \(wanted) frames before the deadline (\(stream))"
         }
     }
 
     /// `stepped sink`.
-    public let name = "stepped sink"
+    package let name = "stepped sink"
     /// Nil: each item plays at its own rate.
-    public let outputSampleRate: Int? = nil
+    package let outputSampleRate: Int? = nil
     /// False: a flush keeps what was rendered, as it was heard.
-    public let flushDropsUnplayedFrames = false
+    package let flushDropsUnplayedFrames = false
 
     private struct Stream {
         var renderer: Renderer
@@ -42,50 +42,50 @@ public final class SteppedSink: AudioSink {
     private let periodFrames: Int
 
     /// A sink that renders at most `periodFrames` frames a call into the renderer.
-    public init(periodFrames: Int = 1024) {
+    package init(periodFrames: Int = 1024) {
         self.periodFrames = periodFrames
     }
 
-    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stream.withLock { $0 = Stream(renderer: renderer, format: format, isPaused: paused) }
         changed.signal()
     }
 
-    public func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         stream.withLock { $0?.isPaused = paused }
         changed.signal()
     }
 
-    public func flush() { flushed.signal() }
+    package func flush() { flushed.signal() }
 
     /// Returns at once: what was rendered was heard, and nothing else was handed over.
-    public func drain() throws(AudioSinkError) {}
+    package func drain() throws(AudioSinkError) {}
 
-    public func resumeAfterEndOfStream() { changed.signal() }
+    package func resumeAfterEndOfStream() { changed.signal() }
 
-    public func latencyFrames() -> Int { 0 }
+    package func latencyFrames() -> Int { 0 }
 
-    public func stop() {
+    package func stop() {
         stream.withLock { $0 = nil }
         changed.signal()
     }
 
-    public func reconnect() throws(AudioSinkError) {}
+    package func reconnect() throws(AudioSinkError) {}
 
-    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
     /// Whether the open stream is paused; nil with no stream open.
-    public var streamIsPaused: Bool? { stream.withLock { $0?.isPaused } }
+    package var streamIsPaused: Bool? { stream.withLock { $0?.isPaused } }
 
     /// Waits for the next flush, until `deadline`; false if none came.
-    public func waitForFlush(until deadline: DispatchTime) -> Bool {
+    package func waitForFlush(until deadline: DispatchTime) -> Bool {
         flushed.wait(timeout: deadline) == .success
     }
 
     /// Renders exactly `frames` frames, handing each period's interleaved stereo samples and its sample rate to
     /// `body`, waiting as long as the engine has not written them yet (the stream not started, paused, at its end,
     /// or the ring empty). Throws ``Stalled`` if they have not all come by `deadline`. The test's thread only.
-    public func render(
+    package func render(
         frames: Int, deadline: DispatchTime, into body: (UnsafeBufferPointer<Float>, _ sampleRate: Int) throws -> Void
     ) throws {
         var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
@@ -126,7 +126,7 @@ public final class SteppedSink: AudioSink {
 
     /// Renders exactly `frames` frames as ``render(frames:deadline:into:)`` does, within 10 s, and returns their
     /// interleaved samples. The test's thread only.
-    public func renderAll(frames: Int) throws -> [Float] {
+    package func renderAll(frames: Int) throws -> [Float] {
         var samples: [Float] = []
         samples.reserveCapacity(frames * Renderer.channelCount)
         try render(frames: frames, deadline: .now() + 10) { period, _ in samples += period }

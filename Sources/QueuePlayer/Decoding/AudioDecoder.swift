@@ -9,7 +9,7 @@ import FoundationEssentials
 /// - Decoding may block on file I/O. Call it from a decoding thread, never from an audio callback.
 ///
 /// Threading: an instance is used by one thread at a time and is not `Sendable`; hand it over, do not share it.
-public protocol AudioDecoder: AnyObject {
+package protocol AudioDecoder: AnyObject {
     /// The file being decoded.
     var url: URL { get }
     /// The layout of the frames ``decode(into:)`` produces; always stereo.
@@ -29,8 +29,8 @@ public protocol AudioDecoder: AnyObject {
 extension AudioDecoder {
     /// What the decoder knows of its item (format, exact length, tags), labelled as `entry`. Any thread that owns
     /// the decoder.
-    public func info(for entry: QueueEntry) -> ItemInfo {
-        ItemInfo(entry: entry, format: format, frameCount: frameCount, metadata: metadata)
+    package func info(for entry: QueueEntry) -> OpenedEntry {
+        OpenedEntry(entry: entry, format: format, frameCount: frameCount, metadata: metadata)
     }
 }
 

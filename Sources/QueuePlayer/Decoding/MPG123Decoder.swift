@@ -16,18 +16,18 @@ import Logging
 /// frame pointer returned by `mpg123_decode_frame` stays valid until the next call on the same handle, and the
 /// handle is used by one thread at a time (the type is not `Sendable`). The file is read through a
 /// ``BufferedFileReader`` that the handle owns (see ``open(_:on:)``).
-public final class MPG123Decoder: AudioDecoder {
+package final class MPG123Decoder: AudioDecoder {
     /// The file being decoded.
-    public let url: URL
+    package let url: URL
     /// The file's sample rate, always as stereo Float32.
-    public let format: AudioFormat
+    package let format: AudioFormat
     /// The exact gapless length: from the LAME/Xing header when there is one, else from a full scan at init. A
     /// truncated file decodes fewer frames, and ``decode(into:)`` then reports it.
-    public let frameCount: Int
+    package let frameCount: Int
     /// ID3v2 tags, with ID3v1 filling what ID3v2 lacks.
-    public let metadata: ItemMetadata
+    package let metadata: ItemMetadata
     /// Bytes of garbage skipped so far while resynchronising.
-    public private(set) var skippedBytes = 0
+    package private(set) var skippedBytes = 0
 
     private let handle: OpaquePointer
     private let logger: Logger
@@ -40,7 +40,7 @@ public final class MPG123Decoder: AudioDecoder {
 
     /// Opens and scans `url`. Throws a ``DecoderError`` naming the file when it is missing, unreadable, empty or
     /// not MPEG audio. `logger` receives resync warnings.
-    public init(url: URL, logger: Logger) throws(DecoderError) {
+    package init(url: URL, logger: Logger) throws(DecoderError) {
         self.url = url
         self.logger = logger
         try Self.checkReadableFile(url)
@@ -70,7 +70,7 @@ public final class MPG123Decoder: AudioDecoder {
     /// Checks, without decoding or scanning, that `url` is a readable file starting with MPEG audio: what a player
     /// checks before queueing a file. Throws the ``DecoderError`` opening it would throw, naming the file. Reads the
     /// first frames only, so it costs well under a millisecond per file. Any thread.
-    public static func check(_ url: URL) throws(DecoderError) {
+    package static func check(_ url: URL) throws(DecoderError) {
         try checkReadableFile(url)
         let handle = try openHandle(url)
         mpg123_close(handle)
@@ -191,7 +191,7 @@ public final class MPG123Decoder: AudioDecoder {
     /// Decodes whole frames into the front of `destination`; 0 at the end. Throws ``DecoderError/Code/truncated``
     /// once at the end of a file shorter than its header says, and ``DecoderError/Code/decodingFailed`` if
     /// libmpg123 gives up. Blocks on file reads.
-    public func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
+    package func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
         let channels = format.channelCount
         let capacity = destination.count / channels
         var written = 0
@@ -217,7 +217,7 @@ public final class MPG123Decoder: AudioDecoder {
     }
 
     /// Moves to `frame` (sample-exact, using the scan's frame index). Throws for a frame outside `0...frameCount`.
-    public func seek(toFrame frame: Int) throws(DecoderError) {
+    package func seek(toFrame frame: Int) throws(DecoderError) {
         guard (0...frameCount).contains(frame) else {
             throw DecoderError(
                 .seekOutOfRange, url: url, reason: "frame \(frame) is outside 0...\(frameCount)",
@@ -317,7 +317,7 @@ public final class MPG123Decoder: AudioDecoder {
 
     /// How many bytes of damage libmpg123 may skip to find the next frame (its default, 1 KiB, gives up on a
     /// few seconds of scratch in a file that plays fine after it).
-    public static let resyncLimit = 65_536
+    package static let resyncLimit = 65_536
 
     private static func configure(_ handle: OpaquePointer, url: URL) throws(DecoderError) {
         let flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue

@@ -11,20 +11,20 @@ import FoundationEssentials
 /// `round(f × sourceRate / outputRate)` and starts the resampler afresh (its filter then starts from silence, as it
 /// does at the item's start: a seek is no join).
 ///
-/// Threading: as ``AudioDecoder``, one thread at a time; the decoding thread, never an audio callback.
+/// Threading: as `AudioDecoder`, one thread at a time; the decoding thread, never an audio callback.
 ///
 /// Safety: the only unsafe pointers are the soxr handle, owned by this object and deleted in `deinit`, and the
 /// addresses of this object's own scratch buffer and of the destination span, which are passed to `soxr_process`
 /// only for the length of that call.
-public final class ResampledDecoder: AudioDecoder {
-    public var url: URL { source.url }
+package final class ResampledDecoder: AudioDecoder {
+    package var url: URL { source.url }
     /// Stereo at the output rate.
-    public let format: AudioFormat
+    package let format: AudioFormat
     /// The source's length, scaled to the output rate.
-    public let frameCount: Int
-    public var metadata: ItemMetadata { source.metadata }
+    package let frameCount: Int
+    package var metadata: ItemMetadata { source.metadata }
     /// The rate of the frames the source decodes.
-    public let sourceFormat: AudioFormat
+    package let sourceFormat: AudioFormat
 
     private let source: any AudioDecoder
     private let resampler: soxr_t
@@ -58,7 +58,7 @@ public final class ResampledDecoder: AudioDecoder {
 
     /// Wraps `source` to play at `outputRate`. Throws ``DecoderError/Code/libraryFailure`` (naming the item) when
     /// libsoxr cannot make a resampler for the two rates.
-    public convenience init(_ source: any AudioDecoder, outputRate: Int) throws(DecoderError) {
+    package convenience init(_ source: any AudioDecoder, outputRate: Int) throws(DecoderError) {
         try self.init(source, outputRate: outputRate, recipe: .sixteenBit)
     }
 
@@ -98,7 +98,7 @@ public final class ResampledDecoder: AudioDecoder {
 
     /// Resamples into the front of `destination`; 0 at the end, after the resampler has given out its tail. The
     /// source's error at its end (a truncated file) is thrown after that tail.
-    public func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
+    package func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int {
         let channels = format.channelCount
         let wanted = min(destination.count / channels, frameCount - framesDelivered)
         var written = 0
@@ -134,7 +134,7 @@ public final class ResampledDecoder: AudioDecoder {
     }
 
     /// Seeks the source to the frame nearest `frame`'s time and starts the resampler afresh.
-    public func seek(toFrame frame: Int) throws(DecoderError) {
+    package func seek(toFrame frame: Int) throws(DecoderError) {
         guard (0...frameCount).contains(frame) else {
             throw DecoderError(
                 .seekOutOfRange, url: url, reason: "frame \(frame) is outside 0...\(frameCount)",

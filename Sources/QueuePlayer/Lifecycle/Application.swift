@@ -13,8 +13,8 @@ import Synchronization
 ///   gets them in that order.
 /// - In the background a process without the `audio` capability and with no running background task is
 ///   ``ApplicationState/suspended``.
-/// - Background time is a budget counted from each entry to the background; tasks still running when it is spent
-///   terminate the process with ``watchdogExitStatus`` (iOS's watchdog).
+/// - Background time is a budget counted from the moment the process enters the background; tasks still running
+///   when it is spent terminate the process with ``watchdogExitStatus`` (iOS's watchdog).
 ///
 /// Threading: every member may be used from any thread or task. Observers run on the queues they were given;
 /// expiration handlers on the application's own serial queue (with a manual ``LifecycleClock``, on the thread that
@@ -71,7 +71,8 @@ public final class Application: Sendable {
     public var manifest: AppManifest { state.withLock { $0.manifest } }
 
     /// Seconds of background time left: `Double.greatestFiniteMagnitude` in the foreground (undetermined, as on
-    /// iOS), counting down to 0 from ``BackgroundTimeConfiguration/budget`` after each entry to the background.
+    /// iOS), counting down to 0 from ``BackgroundTimeConfiguration/budget`` from the moment the process enters the
+    /// background.
     public var backgroundTimeRemaining: Double {
         state.withLock { state in
             guard let deadline = state.backgroundDeadline else { return .greatestFiniteMagnitude }
@@ -85,7 +86,7 @@ public final class Application: Sendable {
 
     /// Leaves the foreground: posts ``LifecycleNotification/willResignActive`` and
     /// ``LifecycleNotification/didEnterBackground``, starts the background time, begins the tasks registered with
-    /// ``performOnEachEntryToBackground(named:_:)``, and suspends if nothing may run. Does nothing when already in
+    /// ``performWhenEnteringBackground(named:_:)``, and suspends if nothing may run. Does nothing when already in
     /// the background.
     public func enterBackground() {
         let generation = state.withLock { state -> Int? in
@@ -101,8 +102,8 @@ public final class Application: Sendable {
         }
         guard let generation else { return }
         scheduleBackgroundTimers(generation: generation)
-        for (name, work) in state.withLock({ $0.entryWorks.values.map { ($0.name, $0.work) } }) {
-            startEntryWork(named: name, work)
+        for (name, work) in state.withLock({ $0.backgroundWorks.values.map { ($0.name, $0.work) } }) {
+            startBackgroundWork(named: name, work)
         }
         suspendIfIdle()
     }
@@ -148,28 +149,44 @@ public final class Application: Sendable {
         return stream
     }
 
-    /// On every entry to the background, begins a background task named `name` and runs `work` in it; the task
-    /// ends when `work` returns. When the background time is about to run out, `work` is cancelled and the task
-    /// ended. This is the pattern the seeds arrived at (begin on entering the background, every time), made the
-    /// natural one: no identifier to keep, pair or reset. Any thread.
+    /// The state now, then each change of it, in order: also the changes no notification marks (suspended when the
+    /// last background task ends). Ends when removed with ``removeObserver(_:)`` or when the consumer goes. Any
+    /// thread.
+    package func states() -> AsyncStream<ApplicationState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ApplicationState.self)
+        let token = state.withLock { state in
+            // Before any consumer exists, so the yield needs no other lock; later changes queue behind it.
+            continuation.yield(state.applicationState)
+            state.stateStreams[state.nextObserverID] = continuation
+            return state.takeObserverID()
+        }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+
+    /// Each time the process enters the background, begins a background task named `name` and runs `work` in it;
+    /// the task ends when `work` returns. When the background time is about to run out, `work` is cancelled and
+    /// the task ended. This is the pattern the seeds arrived at (begin on entering the background, every time),
+    /// made the natural one: no identifier to keep, pair or reset. Any thread.
     @discardableResult
-    public func performOnEachEntryToBackground(
+    public func performWhenEnteringBackground(
         named name: String, _ work: @escaping @Sendable () async -> Void
     ) -> LifecycleObserverToken {
         state.withLock { state in
-            state.entryWorks[state.nextObserverID] = EntryWork(name: name, work: work)
+            state.backgroundWorks[state.nextObserverID] = BackgroundWork(name: name, work: work)
             return state.takeObserverID()
         }
     }
 
-    /// Removes an observer, a notification stream or an entry work. Unknown tokens are ignored. Any thread.
+    /// Removes an observer, a notification stream or a background work. Unknown tokens are ignored. Any thread.
     public func removeObserver(_ token: LifecycleObserverToken) {
-        let continuation = state.withLock { state -> AsyncStream<LifecycleNotification>.Continuation? in
+        let (notifications, states) = state.withLock { state in
             state.observers[token.id] = nil
-            state.entryWorks[token.id] = nil
-            return state.streams.removeValue(forKey: token.id)
+            state.backgroundWorks[token.id] = nil
+            return (state.streams.removeValue(forKey: token.id), state.stateStreams.removeValue(forKey: token.id))
         }
-        continuation?.finish()
+        notifications?.finish()
+        states?.finish()
     }
 
     // MARK: Background tasks
@@ -226,8 +243,8 @@ public final class Application: Sendable {
 
     // MARK: Private
 
-    private func startEntryWork(named name: String, _ work: @escaping @Sendable () async -> Void) {
-        let run = EntryWorkRun(application: self)
+    private func startBackgroundWork(named name: String, _ work: @escaping @Sendable () async -> Void) {
+        let run = BackgroundWorkRun(application: self)
         let identifier = beginBackgroundTask(name: name) { run.cancelAndEnd() }
         guard identifier != .invalid else { return }
         run.start(identifier: identifier, work: work)

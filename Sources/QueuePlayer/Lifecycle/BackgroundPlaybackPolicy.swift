@@ -2,7 +2,7 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// A player the lifecycle can pause and resume: ``QueuePlayer`` and ``PlaybackEngine``.
+/// A player the lifecycle can pause and resume, such as ``QueuePlayer``.
 public protocol BackgroundPausable: AnyObject, Sendable {
     /// True while playback is wanted (rate 1), whether or not sound is coming out yet.
     var isPlaybackRequested: Bool { get }

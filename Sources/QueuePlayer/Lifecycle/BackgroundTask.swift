@@ -12,7 +12,7 @@ public struct BackgroundTaskIdentifier: Hashable, Sendable, CustomStringConverti
 
 /// How much time the background grants, and when the expiration handlers hear of its end.
 public struct BackgroundTimeConfiguration: Sendable, Equatable {
-    /// Seconds a process may run background tasks after each entry to the background (iOS gave about 600).
+    /// Seconds a process may run background tasks each time it enters the background (iOS gave about 600).
     public var budget: Double
     /// Seconds before the budget ends at which running tasks' expiration handlers are called.
     public var expirationMargin: Double
@@ -25,7 +25,7 @@ public struct BackgroundTimeConfiguration: Sendable, Equatable {
 }
 
 /// A registration made with ``Application/addObserver(queue:using:)`` or
-/// ``Application/performOnEachEntryToBackground(named:_:)``, for ``Application/removeObserver(_:)``.
+/// ``Application/performWhenEnteringBackground(named:_:)``, for ``Application/removeObserver(_:)``.
 public struct LifecycleObserverToken: Hashable, Sendable {
     let id: Int
 }

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// One run of an entry work: its task, and the background task it holds. Ends the background task exactly once,
+/// One run of a background work: its task, and the background task it holds. Ends the background task exactly once,
 /// whether the work returns or time runs out first.
-final class EntryWorkRun: Sendable {
+final class BackgroundWorkRun: Sendable {
     private let application: Application
     private let state = Mutex<(identifier: BackgroundTaskIdentifier, work: Task<Void, Never>?, ended: Bool)>(
         (.invalid, nil, false))

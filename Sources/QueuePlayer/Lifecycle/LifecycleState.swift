@@ -10,8 +10,8 @@ struct RunningTask {
     var expirationNotified = false
 }
 
-/// Work registered with ``Application/performOnEachEntryToBackground(named:_:)``.
-struct EntryWork {
+/// Work registered with ``Application/performWhenEnteringBackground(named:_:)``.
+struct BackgroundWork {
     let name: String
     let work: @Sendable () async -> Void
 }
@@ -21,7 +21,16 @@ struct LifecycleState {
     var manifest: AppManifest
     var backgroundTime: BackgroundTimeConfiguration
     var logger: Logger
-    var applicationState = ApplicationState.active
+    var applicationState = ApplicationState.active {
+        didSet {
+            guard applicationState != oldValue, !stateStreams.isEmpty else { return }
+            let continuations = Array(stateStreams.values)
+            let newState = applicationState
+            Self.streamDelivery.async {
+                for continuation in continuations { continuation.yield(newState) }
+            }
+        }
+    }
     /// When the background time runs out, on the application's ``LifecycleClock``; nil in the foreground.
     var backgroundDeadline: Duration?
     /// Bumped by every transition, so that timers of an earlier stay in the background do nothing.
@@ -30,7 +39,8 @@ struct LifecycleState {
     var nextTaskID = 1
     var observers: [Int: (DispatchQueue, @Sendable (LifecycleNotification) -> Void)] = [:]
     var streams: [Int: AsyncStream<LifecycleNotification>.Continuation] = [:]
-    var entryWorks: [Int: EntryWork] = [:]
+    var stateStreams: [Int: AsyncStream<ApplicationState>.Continuation] = [:]
+    var backgroundWorks: [Int: BackgroundWork] = [:]
     var nextObserverID = 1
 
     /// Where streams are told, in the order of posting. Never under the lock: a yield needs the Swift runtime's lock

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Identifies an observer of a ``QueuePlayer`` or a ``PlaybackEngine`` (time, current item or property), for
+/// Identifies an observer of a ``QueuePlayer`` (time, current item or property), for
 /// ``QueuePlayer/removeObserver(_:)``. Once the removal returns, no call of the observer's block starts.
 public struct ObserverToken: Hashable, Sendable {
     enum Kind: Hashable, Sendable {

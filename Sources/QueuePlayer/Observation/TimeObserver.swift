@@ -16,22 +16,22 @@ final class TimeObserver: Sendable {
     }
 
     /// Takes the player's picture for a call of the block: run where the time falls due, before the call is queued.
-    typealias Snapshot = @Sendable (MediaTime, QueueEntry) -> ObserverCall?
+    typealias Picture = @Sendable (MediaTime, QueueEntry) -> ObserverCall?
 
     let schedule: Schedule
     private let gate: ObserverGate
     private let block: @Sendable (MediaTime) -> Void
-    private let snapshot: Snapshot?
+    private let picture: Picture?
     /// The entry and time delivered last, so that a periodic observer never reports the same time twice in a row.
     private let lastDelivered = Mutex<(entryID: Int, time: MediaTime)?>(nil)
 
     init(
-        schedule: Schedule, queue: DispatchQueue, snapshot: Snapshot? = nil,
+        schedule: Schedule, queue: DispatchQueue, picture: Picture? = nil,
         block: @escaping @Sendable (MediaTime) -> Void
     ) {
         self.schedule = schedule
         gate = ObserverGate(queue: queue)
-        self.snapshot = snapshot
+        self.picture = picture
         self.block = block
     }
 
@@ -46,7 +46,7 @@ final class TimeObserver: Sendable {
             }
             guard !repeated else { return }
         }
-        gate.run(snapshot?(time, entry) ?? ObserverCall(time: time)) { [block] in block(time) }
+        gate.run(picture?(time, entry) ?? ObserverCall(time: time)) { [block] in block(time) }
     }
 
     /// Stops all further calls (see ``ObserverGate/close()``).

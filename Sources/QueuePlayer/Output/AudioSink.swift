@@ -1,8 +1,9 @@
-/// Somewhere decoded audio goes: a PulseAudio stream, or the in-process ``NullSink``.
+/// Somewhere decoded audio goes: a PulseAudio stream, or the in-process ``NullSink``. The engine's side of a sink;
+/// the package's own (tests add stepped sinks), so that the public API is the sinks a player is made with.
 ///
 /// Contract:
 /// - ``start(format:renderer:paused:)`` opens output in one format and from then on pulls frames by calling
-///   ``Renderer/render(into:underrun:)`` from the sink's own thread. When a render reports the end of the stream,
+///   `Renderer/render(into:underrun:)` from the sink's own thread. When a render reports the end of the stream,
 ///   the sink stops asking until ``resumeAfterEndOfStream()``.
 /// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:paused:)`` again.
 /// - ``latencyFrames()`` counts frames handed over but not yet heard; the player subtracts it to report what is
@@ -12,7 +13,7 @@
 ///
 /// Threading: every method may be called from any thread except the sink's render thread; calls are serialised
 /// by the sink. Implementations are `Sendable`.
-public protocol AudioSink: AnyObject, Sendable {
+package protocol AudioSink: AnyObject, Sendable {
     /// A name for logs, such as `PulseAudio (unix:/run/pulse/native)` or `null sink (unpaced)`.
     var name: String { get }
     /// The one sample rate the sink plays every item at (a sound server's), or nil when it opens its stream at each
@@ -44,7 +45,7 @@ public protocol AudioSink: AnyObject, Sendable {
     /// when connected. Called by the engine with backoff, never on the render thread.
     func reconnect() throws(AudioSinkError)
     /// Asks for `gain` (linear: 0 silent, 1 as decoded) on what is heard. A sink whose server has a volume of its own
-    /// applies it there, to frames already handed over too, and turns off ``Renderer/appliesGain`` on the renderer
+    /// applies it there, to frames already handed over too, and turns off `Renderer/appliesGain` on the renderer
     /// of each stream it starts; the others leave the gain to the renderer. Remembered across streams and
     /// reconnections.
     func setGain(_ gain: Float)
@@ -60,16 +61,16 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
-    /// ``Renderer/defaultBufferFrames``: with a sound server's own buffer it rides out a slow disk, and it keeps a
+    /// `Renderer/defaultBufferFrames`: with a sound server's own buffer it rides out a slow disk, and it keeps a
     /// playing daemon's memory down.
-    public var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
+    package var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
 
     /// A sink with no volume of its own leaves the gain to the renderer, which multiplies the samples.
-    public func setGain(_ gain: Float) {}
+    package func setGain(_ gain: Float) {}
 
     /// A sink whose device is never suspended (an in-process sink) never calls the handler.
-    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
+    package func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
 
     /// A sink whose latency changes only as it renders has no reports to tell of: it never calls the handler.
-    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {}
+    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {}
 }

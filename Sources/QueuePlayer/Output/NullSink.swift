@@ -1,4 +1,5 @@
 import Dispatch
+import PosixThreads
 import Synchronization
 
 /// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
@@ -31,7 +32,7 @@ public final class NullSink: AudioSink {
     /// because the sink's thread drains the ring faster than it is filled and then sleeps until half of it is
     /// written again: each half costs a wake-up across CPUs, and with the default ring those wake-ups took 12% of
     /// a 600 s unpaced decode (BENCHMARKS.md).
-    public var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
+    package var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
 
     private let recording: SampleRing?
     private let running = Mutex<RunningThread?>(nil)
@@ -65,7 +66,7 @@ public final class NullSink: AudioSink {
 
     /// Stops any previous thread, then starts a thread that renders ``periodFrames`` a call from `renderer` (parked
     /// from the start when `paused`).
-    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         isPaused.store(paused, ordering: .releasing)
         let exited = DispatchSemaphore(value: 0)
@@ -84,7 +85,7 @@ public final class NullSink: AudioSink {
 
     /// Parks the sink thread (true) or wakes it (false). In real time the clock stands at once, holding what it has
     /// not played until play; unpaced, what was rendered counts as heard.
-    public func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         running.withLock { running in
             if paused {
                 isPaused.store(true, ordering: .releasing)
@@ -98,13 +99,13 @@ public final class NullSink: AudioSink {
     }
 
     /// Does nothing: the null sink holds no frames it has not played.
-    public func flush() {}
+    package func flush() {}
 
     /// False: every frame rendered counts as heard.
-    public var flushDropsUnplayedFrames: Bool { false }
+    package var flushDropsUnplayedFrames: Bool { false }
 
     /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
-    public func drain() throws(AudioSinkError) {
+    package func drain() throws(AudioSinkError) {
         while let renderer = running.withLock({ $0?.renderer }) {
             if renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) { return }
             _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
@@ -112,13 +113,13 @@ public final class NullSink: AudioSink {
     }
 
     /// Wakes the sink thread after the renderer reported the end of the stream.
-    public func resumeAfterEndOfStream() {
+    package func resumeAfterEndOfStream() {
         wake.signal()
     }
 
     /// In real time, the frames handed over that its clock has not played (nor the recording taken). Unpaced, 0
     /// between renders, and during a render that render's frames. Any thread but the sink's.
-    public func latencyFrames() -> Int {
+    package func latencyFrames() -> Int {
         guard pacing == .realTime else { return framesInFlight.load(ordering: .acquiring) }
         guard let (renderer, clock) = running.withLock({ $0.map { ($0.renderer, $0.clock) } }), let clock else {
             return 0
@@ -127,7 +128,7 @@ public final class NullSink: AudioSink {
     }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
-    public func stop() {
+    package func stop() {
         generation.add(1, ordering: .acquiringAndReleasing)
         guard
             let thread = running.withLock({ state in
@@ -141,10 +142,10 @@ public final class NullSink: AudioSink {
     }
 
     /// Ignores the handler: the null sink cannot fail.
-    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
     /// Never disconnected: does nothing.
-    public func reconnect() throws(AudioSinkError) {}
+    package func reconnect() throws(AudioSinkError) {}
 
     /// Returns and forgets the recorded samples (interleaved stereo Float32), in render order.
     public func takeRecording() -> [Float] {

@@ -8,7 +8,7 @@ import Logging
 ///
 /// - The server is reached at ``serverAddress`` (`unix:/path`, `tcp:host:port`) or, when that is nil, where
 ///   libpulse looks by default (`$PULSE_SERVER`, then `$XDG_RUNTIME_DIR/pulse/native`). Autospawn is off.
-/// - Frames go out as signed 16-bit, converted by the ``Renderer`` exactly as libmpg123 would.
+/// - Frames go out as signed 16-bit, converted by the `Renderer` exactly as libmpg123 would.
 /// - Pause corks the stream; flush discards what the server holds; drain waits until everything was heard.
 /// - A server that dies is reported once through the failure handler; no call hangs on a dead server.
 ///   ``reconnect()`` connects to it again once it answers (the engine calls it with backoff).
@@ -222,7 +222,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
     /// if any, is closed; ``start(format:renderer:paused:)`` opens a new one. Any thread but libpulse's; blocks until
     /// the server answers or refuses (milliseconds).
-    public func reconnect() throws(AudioSinkError) {
+    package func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         awaitFirstConnection()
@@ -279,7 +279,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// opened `paused` starts corked, so nothing is heard before ``setPaused(_:)``; an uncorked one starts once the
     /// server holds its prebuffer. Throws ``AudioSinkError/Code/streamFailed`` naming the format when the server
     /// refuses it.
-    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -377,7 +377,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// On PulseAudio, sets the stream's volume in the server (now, for what it holds too, and for every stream
     /// opened later); elsewhere only remembers it, as the renderer applies it. Does not wait for the server. Any
     /// thread but libpulse's.
-    public func setGain(_ gain: Float) {
+    package func setGain(_ gain: Float) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         self.gain = max(0, gain)
@@ -397,7 +397,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Corks or uncorks the stream and waits for the server to confirm. Nothing buffered is lost.
-    public func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         withStream { stream in
             isCorked = paused
             waitFor(pa_stream_cork(stream, paused ? 1 : 0, Self.signalOnCompletion, mainloopPointer))
@@ -410,7 +410,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// around the flush and uncorked after it: flushing a stream the server is reading races its reads (mpv:
     /// "pa_stream_flush() works badly if not corked"), and PipeWire's server leaves a flushed stream inactive
     /// until it is uncorked (MPD#1219). A paused stream stays corked.
-    public func flush() {
+    package func flush() {
         withStream { stream in
             let wasCorked = isCorked
             if !wasCorked { waitFor(pa_stream_cork(stream, 1, Self.signalOnCompletion, mainloopPointer)) }
@@ -422,13 +422,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// True: the server's buffer for the stream is thrown away.
-    public var flushDropsUnplayedFrames: Bool { true }
+    package var flushDropsUnplayedFrames: Bool { true }
 
     /// Waits until the server has read every byte of the stream and its sink has played them, then confirms with
     /// `pa_stream_drain`. Servers whose sink never rewinds (a null sink with `norewinds=1`, as used to record the
     /// monitor) acknowledge a drain only once the stream buffer is already empty, so emptiness is awaited first,
     /// from the stream's timing information, on main loop timers. A corked stream waits until it is uncorked.
-    public func drain() throws(AudioSinkError) {
+    package func drain() throws(AudioSinkError) {
         let completed = withStream { stream -> Bool in
             var lastReadIndex: Int64 = -1
             var buffered: pa_usec_t = 0
@@ -473,7 +473,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Writes what the renderer now has and triggers playback, after the stream ran dry at an end of stream.
-    public func resumeAfterEndOfStream() {
+    package func resumeAfterEndOfStream() {
         withStream { stream in
             guard stoppedAtEndOfStream else { return }
             stoppedAtEndOfStream = false
@@ -493,7 +493,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///
     /// libpulse's own `pa_stream_get_latency` is not used: it smooths and refreshes on its own only every 1.5 s,
     /// and on the null sink it read 0.2–0.4 ms late against the monitor recording (`scripts/audible-time`).
-    public func latencyFrames() -> Int {
+    package func latencyFrames() -> Int {
         withStream { stream in
             if lostAt == nil {
                 requestFreshTimingIfStale(stream)
@@ -606,7 +606,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     static let stalledDrainMarginMicroseconds: pa_usec_t = 20_000
 
     /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
-    public func stop() {
+    package func stop() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         closeStream()
@@ -629,14 +629,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// The handler runs on libpulse's thread with its lock held: it must hand the error on, not call the sink.
-    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
+    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         failureHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
     }
 
     /// The handler runs on libpulse's thread with its lock held: it must hand the news on, not call the sink.
-    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
+    package func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         suspensionHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
@@ -644,7 +644,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// The handler is told of every timing report, on libpulse's thread with its lock held: it must hand the news
     /// on, not call the sink.
-    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
+    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         timingHandler = handler
         pa_threaded_mainloop_unlock(mainloop)

@@ -2,12 +2,12 @@ import FoundationEssentials
 
 extension PlaybackEngine {
     /// The play order: the entry being heard (or about to be) first, then the rest. Any thread.
-    public func queue() -> [QueueEntry] {
+    package func queue() -> [QueueEntry] {
         state.withLock { $0.order }
     }
 
     /// The first entry of ``queue()``, in constant time. Any thread.
-    public func firstQueued() -> QueueEntry? {
+    package func firstQueued() -> QueueEntry? {
         state.withLock { $0.firstInOrder }
     }
 
@@ -34,7 +34,7 @@ extension PlaybackEngine {
     }
 
     /// The number of entries in ``queue()``, in constant time. Any thread.
-    public func queuedCount() -> Int {
+    package func queuedCount() -> Int {
         state.withLock { $0.orderCount }
     }
 
@@ -43,13 +43,13 @@ extension PlaybackEngine {
     /// the frame being heard and what follows is decoded again (sample-exact on a ``NullSink``; on PulseAudio the
     /// output is flushed, a gap of a few milliseconds). Any thread.
     @discardableResult
-    public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
+    package func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
         insert(paths: urls.map(\.path), after: entry)
     }
 
     /// ``insert(_:after:)`` for the files at `paths` (kept as given: no `URL` is made). Any thread.
     @discardableResult
-    public func insert(paths: [String], after entry: QueueEntry?) -> [QueueEntry] {
+    package func insert(paths: [String], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
         let (inserted, actions) = state.withLock { $0.insert(paths, after: entry, audibleFrame: audible) }
         carryOut(actions)
@@ -59,7 +59,7 @@ extension PlaybackEngine {
     /// Removes `entry` from the queue. Removing the entry being heard moves on to the next, as
     /// ``advanceToNextItem()`` does; removing one decoded ahead re-decodes from the frame being heard, as
     /// ``insert(_:after:)`` does; an entry not queued is ignored. Any thread.
-    public func remove(_ entry: QueueEntry) {
+    package func remove(_ entry: QueueEntry) {
         let audible = audibleFrame()
         carryOut(state.withLock { $0.remove(entry, audibleFrame: audible) })
     }
@@ -69,7 +69,7 @@ extension PlaybackEngine {
     /// (the moved one plays again, from its start, when its turn comes). Returns false for an entry not queued.
     /// Any thread.
     @discardableResult
-    public func move(_ entry: QueueEntry, to index: Int) -> Bool {
+    package func move(_ entry: QueueEntry, to index: Int) -> Bool {
         let audible = audibleFrame()
         let (moved, actions) = state.withLock { $0.move(entry, to: index, audibleFrame: audible) }
         carryOut(actions)
@@ -77,7 +77,7 @@ extension PlaybackEngine {
     }
 
     /// Removes every entry and stops playback; ``PlaybackEvent/queueFinished`` follows. Any thread.
-    public func removeAll() {
+    package func removeAll() {
         carryOut(state.withLock { $0.removeAll() })
     }
 }

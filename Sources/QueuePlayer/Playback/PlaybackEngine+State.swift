@@ -14,7 +14,7 @@ extension PlaybackEngine {
         /// thread reconnects with backoff, and playback then goes on where it was heard, playing if
         /// `resumesPlaying` (which `play` and `pause` set meanwhile). Commands and edits apply as usual.
         case outputLost(AudioSinkError, resumesPlaying: Bool)
-        /// ``PlaybackEngine/shutdown()`` was called: the threads have stopped and commands do nothing.
+        /// `PlaybackEngine/shutdown()` was called: the threads have stopped and commands do nothing.
         case shutDown
 
         /// True once the threads must stop.
@@ -28,7 +28,7 @@ extension PlaybackEngine {
     }
 
     /// What the decoding thread is doing: stored, and changed only by the decoding thread's transitions
-    /// (``PlaybackEngine/State/nextDecoderStep()`` and those after it) and by the commands that release a hold.
+    /// (`PlaybackEngine/State/nextDecoderStep()` and those after it) and by the commands that release a hold.
     enum Activity {
         /// The threads have not started, or the decoding thread has not looked at the queue yet.
         case notStarted
@@ -70,9 +70,9 @@ extension PlaybackEngine {
     enum Action {
         /// Start the decoding and event threads (the first play).
         case startThreads
-        /// Unpause the output (``PlaybackEngine/matchOutputToPhase(knownPaused:)``).
+        /// Unpause the output (`PlaybackEngine/matchOutputToPhase(knownPaused:)`).
         case resumeOutput
-        /// Pause the output, which keeps what it holds (``PlaybackEngine/matchOutputToPhase(knownPaused:)``).
+        /// Pause the output, which keeps what it holds (`PlaybackEngine/matchOutputToPhase(knownPaused:)`).
         case pauseOutput
         /// Wake the decoding thread wherever it waits: the order, a restart or a hold changed.
         case wakeDecoder

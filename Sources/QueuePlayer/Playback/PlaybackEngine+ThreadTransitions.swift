@@ -82,7 +82,7 @@ extension PlaybackEngine.State {
     /// The entry being opened is open, and its first frame will be ring frame `frame + resumeFrame`: it joins the
     /// timeline (announced as a start unless the restart that led here resumes it). Returns the leading restart's
     /// seeks, to be told `true`.
-    mutating func opened(_ info: ItemInfo, atFrame frame: Int, resumingAt resumeFrame: Int) -> SeekCompletions {
+    mutating func opened(_ info: OpenedEntry, atFrame frame: Int, resumingAt resumeFrame: Int) -> SeekCompletions {
         guard case .opening(let entry, let led) = activity, entry == info.entry else { return [] }
         timeline.begin(info, atFrame: frame, resumingAt: resumeFrame, announcesStart: led?.resumes != entry)
         activity = .decoding

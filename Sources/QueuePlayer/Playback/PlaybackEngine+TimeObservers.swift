@@ -16,7 +16,7 @@ extension PlaybackEngine.State {
 
     /// Appends the observer times heard in `segment`, advancing each observer.
     private mutating func appendObserverTimes(
-        in segment: PlaybackTimeline.Segment, audibleFrame audible: Int, to due: inout [PlaybackEngine.Delivery]
+        in segment: PlaybackTimeline.EntrySpan, audibleFrame audible: Int, to due: inout [PlaybackEngine.Delivery]
     ) {
         guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { return }
         let rate = info.format.sampleRate

@@ -1,38 +1,39 @@
 import Dispatch
 import FoundationEssentials
 import Logging
+import PosixThreads
 import Synchronization
 
-/// Plays a queue of items, back to back in one stream, through an ``AudioSink``.
+/// Plays a queue of items, back to back in one stream, through an `AudioSink`.
 ///
 /// Items join with no gap and no overlap: the next item is decoded into the same ring while the current one is still
-/// playing. On a sink that plays one rate (``AudioSink/outputSampleRate``) items at other rates are resampled to it
-/// (``ResampledDecoder``); on a sink that takes each item's rate, the stream is drained and reopened at a change of
+/// playing. On a sink that plays one rate (`AudioSink/outputSampleRate`) items at other rates are resampled to it
+/// (`ResampledDecoder`); on a sink that takes each item's rate, the stream is drained and reopened at a change of
 /// rate. An item that cannot be opened or decoded fails alone
 /// (``PlaybackEvent/itemFailed(_:_:)``) and the queue goes on.
 ///
 /// Threads: every public method may be called from any thread or task. The engine runs two threads of its own:
 /// a decoding thread (file I/O and libmpg123) and an event thread (maps the audible position to events, drains
 /// the output). Events are delivered through ``events``; none is produced on the audio callback path.
-public final class PlaybackEngine: BackgroundPausable, Sendable {
+package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Creates a decoder for a file. Called on the decoding thread.
-    public typealias DecoderFactory = @Sendable (URL, Logger) throws(DecoderError) -> any AudioDecoder
+    package typealias DecoderFactory = @Sendable (URL, Logger) throws(DecoderError) -> any AudioDecoder
 
-    /// A snapshot of what is playing, for status displays. Computed on demand; safe from any thread.
-    public struct Status: Sendable, Equatable {
+    /// What is playing, for status displays. Computed on demand; safe from any thread.
+    package struct Status: Sendable, Equatable {
         /// The item being heard, if any.
-        public var current: ItemInfo?
+        package var current: OpenedEntry?
         /// Frames of the current item heard so far.
-        public var elapsedFrames: Int
+        package var elapsedFrames: Int
         /// True between ``play()`` and ``pause()``.
-        public var isPlaying: Bool
+        package var isPlaying: Bool
 
         /// Seconds of the current item heard so far.
-        public var elapsed: Double { current.map { $0.format.seconds(forFrames: elapsedFrames) } ?? 0 }
+        package var elapsed: Double { current.map { $0.format.seconds(forFrames: elapsedFrames) } ?? 0 }
     }
 
     /// The events, in the order they are heard. Meant for one consumer; finishes after ``shutdown()``.
-    public let events: AsyncStream<PlaybackEvent>
+    package let events: AsyncStream<PlaybackEvent>
 
     let sink: any AudioSink
     let renderer: Renderer
@@ -67,8 +68,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (nil: what the sink
-    /// asks for, ``AudioSink/decodeAheadFrames``). `logger` receives warnings about items and the output.
-    public init(
+    /// asks for, `AudioSink/decodeAheadFrames`). `logger` receives warnings about items and the output.
+    package init(
         sink: any AudioSink, logger: Logger, bufferFrames: Int? = nil,
         makeDecoder: @escaping DecoderFactory = { url, logger throws(DecoderError) in
             try MPG123Decoder(url: url, logger: logger)
@@ -88,8 +89,8 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
         sink.setTimingHandler { [weak self] in self?.timingReported() }
     }
 
-    /// Opens `url` as it will play: through a ``ResampledDecoder`` when the sink plays one rate
-    /// (``AudioSink/outputSampleRate``) and the item has another, so that its frames, length and positions count at
+    /// Opens `url` as it will play: through a `ResampledDecoder` when the sink plays one rate
+    /// (`AudioSink/outputSampleRate`) and the item has another, so that its frames, length and positions count at
     /// the sink's rate. Throws the ``DecoderError`` that names the file. The decoding thread, or a caller reading an
     /// item's details.
     func openDecoder(_ url: URL) throws(DecoderError) -> any AudioDecoder {
@@ -101,7 +102,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Appends files to the queue and returns their entries. Files are opened only when their turn to be decoded
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult
-    public func enqueue(_ urls: [URL]) -> [QueueEntry] {
+    package func enqueue(_ urls: [URL]) -> [QueueEntry] {
         let (entries, actions) = state.withLock { $0.enqueue(urls.map(\.path)) }
         carryOut(actions)
         return entries
@@ -109,7 +110,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Appends entries that keep the ids they had (restoring a saved queue); later entries get ids above them.
     /// Any thread.
-    public func enqueue(restoring entries: [QueueEntry]) {
+    package func enqueue(restoring entries: [QueueEntry]) {
         carryOut(state.withLock { $0.enqueue(restoring: entries) })
     }
 
@@ -117,7 +118,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// ``PlaybackEvent/itemStarted(_:)``, unlike a seek's): for restoring a saved position before the first
     /// ``play()``. `frame` counts at `rate` (a position saved when the output may have had another rate), or, when
     /// that is nil, at the rate the item plays at. Any thread.
-    public func cue(startFrame frame: Int, countedAt rate: Int? = nil) {
+    package func cue(startFrame frame: Int, countedAt rate: Int? = nil) {
         carryOut(state.withLock { $0.cue(startFrame: frame, countedAt: rate) })
     }
 
@@ -127,40 +128,40 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// once at the new time after a seek; two calls in a row never report the same time. With an unpaced
     /// ``NullSink`` the calls come as fast as decoding, in the same order. `interval` must be positive and
     /// numeric. Any thread; the block never runs on the audio path.
-    public func addPeriodicTimeObserver(
+    package func addPeriodicTimeObserver(
         forInterval interval: MediaTime, queue: DispatchQueue = .main,
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> TimeObserverToken {
-        addPeriodicTimeObserver(forInterval: interval, queue: queue, snapshot: nil, using: block)
+        addPeriodicTimeObserver(forInterval: interval, queue: queue, picture: nil, using: block)
     }
 
-    /// As the public method, with `snapshot` taking the picture each call is made with.
+    /// As the public method, with `picture` taking the picture each call is made with.
     func addPeriodicTimeObserver(
-        forInterval interval: MediaTime, queue: DispatchQueue, snapshot: TimeObserver.Snapshot?,
+        forInterval interval: MediaTime, queue: DispatchQueue, picture: TimeObserver.Picture?,
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> TimeObserverToken {
         precondition(interval.isNumeric && interval > .zero, "a periodic time observer needs a positive interval")
         return addTimeObserver(
-            TimeObserver(schedule: .periodic(interval), queue: queue, snapshot: snapshot, block: block))
+            TimeObserver(schedule: .periodic(interval), queue: queue, picture: picture, block: block))
     }
 
     /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline (once per item, as
     /// the frame at that time is heard). Times a seek jumps over are not reported; start, stop and seek are not
     /// reported either. Non-numeric times are ignored. Any thread; the block never runs on the audio path.
-    public func addBoundaryTimeObserver(
+    package func addBoundaryTimeObserver(
         forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
     ) -> TimeObserverToken {
-        addBoundaryTimeObserver(forTimes: times, queue: queue, snapshot: nil, using: block)
+        addBoundaryTimeObserver(forTimes: times, queue: queue, picture: nil, using: block)
     }
 
-    /// As the public method, with `snapshot` taking the picture each call is made with.
+    /// As the public method, with `picture` taking the picture each call is made with.
     func addBoundaryTimeObserver(
-        forTimes times: [MediaTime], queue: DispatchQueue, snapshot: TimeObserver.Snapshot?,
+        forTimes times: [MediaTime], queue: DispatchQueue, picture: TimeObserver.Picture?,
         using block: @escaping @Sendable () -> Void
     ) -> TimeObserverToken {
         let boundaries = Array(Set(times.filter(\.isNumeric))).sorted()
         return addTimeObserver(
-            TimeObserver(schedule: .boundaries(boundaries), queue: queue, snapshot: snapshot) { _ in block() })
+            TimeObserver(schedule: .boundaries(boundaries), queue: queue, picture: picture) { _ in block() })
     }
 
     func addTimeObserver(_ observer: TimeObserver) -> TimeObserverToken {
@@ -172,7 +173,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Removes a time observer. Once this returns, no new call of its block starts (a call already running on
     /// another thread is waited for, unless this is called from inside an observer call). Any thread.
-    public func removeTimeObserver(_ token: TimeObserverToken) {
+    package func removeTimeObserver(_ token: TimeObserverToken) {
         let removed = state.withLock { $0.timeObservers.removeValue(forKey: token.id) }
         carryOut([.deactivateObservers(removed.map { [$0.observer] } ?? [])])
     }
@@ -187,7 +188,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Starts or resumes playback. The first call starts the engine's threads.
-    public func play() {
+    package func play() {
         // Reported before playback starts, so the time is where it starts (and, on the first play, nothing is
         // reported: the observers' 0 follows when the first frame is heard).
         reportCurrentTime()
@@ -197,16 +198,16 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Opens the first queued entry and the output, paused, and decodes ahead, so that the first ``play()`` is
     /// heard as soon as the output resumes (the sound server's round trip) instead of after the opening. Nothing is
     /// heard and no time is reported until then. Does nothing once played or prerolled. Any thread.
-    public func preroll() {
+    package func preroll() {
         carryOut(state.withLock { $0.preroll() })
     }
 
     /// True between ``play()`` and ``pause()``, also while a lost output is waited for to play on. Part of
     /// ``BackgroundPausable``.
-    public var isPlaybackRequested: Bool { state.withLock { $0.isPlaybackRequested } }
+    package var isPlaybackRequested: Bool { state.withLock { $0.isPlaybackRequested } }
 
     /// Pauses playback; the sink keeps what it holds, so ``play()`` resumes at the same frame.
-    public func pause() {
+    package func pause() {
         carryOut(state.withLock { $0.pause() })
         reportCurrentTime()
     }
@@ -214,7 +215,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Stops the item being heard, drops what was decoded ahead of it and flushes the output, then plays on from
     /// the next entry. No ``PlaybackEvent/itemFinished(_:)`` is posted for the item left. Does nothing when nothing
     /// is queued. Any thread; takes effect within one decoding chunk.
-    public func advanceToNextItem() {
+    package func advanceToNextItem() {
         carryOut(state.withLock { $0.advanceToNextItem() })
     }
 
@@ -222,7 +223,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Through PulseAudio it is the stream's volume in the server, heard within the sink's own latency; elsewhere
     /// (PipeWire, the ``NullSink``) it applies to frames rendered from now on, so through a server's buffer it is
     /// heard that much later. Any thread.
-    public var volume: Float {
+    package var volume: Float {
         get { state.withLock { $0.volume } }
         set {
             applyGain(
@@ -234,7 +235,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Silences playback without changing ``volume``. Any thread.
-    public var isMuted: Bool {
+    package var isMuted: Bool {
         get { state.withLock { $0.isMuted } }
         set {
             applyGain(
@@ -254,7 +255,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until
     /// ``advanceToNextItem()`` (or an edit or seek) moves on; after the last item the queue simply ends. When false
     /// (the default), items follow each other with no gap. Turning it off releases a hold. Any thread.
-    public var holdsAtItemEnd: Bool {
+    package var holdsAtItemEnd: Bool {
         get { state.withLock { $0.holdsAtItemEnd } }
         set { carryOut(state.withLock { $0.setHoldsAtItemEnd(newValue) }) }
     }
@@ -264,7 +265,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Returns false when the queue is empty. `completion` (on the decoding thread; keep it short) is told `true` once
     /// decoding has restarted at `frame`, or `false` if another skip, seek or edit replaced this one first. Any thread.
     @discardableResult
-    public func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
+    package func seek(toFrame frame: Int, completion: (@Sendable (Bool) -> Void)? = nil) -> Bool {
         let (accepted, actions) = state.withLock { $0.seek(toFrame: frame, completion: completion) }
         carryOut(actions)
         return accepted
@@ -277,7 +278,7 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// What is being heard now.
-    public func status() -> Status {
+    package func status() -> Status {
         let audible = audibleFrame()
         return state.withLock { state in
             let current = state.timeline.current
@@ -289,39 +290,40 @@ public final class PlaybackEngine: BackgroundPausable, Sendable {
     /// Where playback will start when nothing is being heard (paused before the first play, cued, between items,
     /// held at an item's end), or as soon as a skip, seek or cue is carried out (``status()`` still shows what was
     /// heard until then). Nil while an item is heard with nothing waiting, and when the queue is empty.
-    public struct Cue: Sendable, Equatable {
+    package struct EntryStart: Sendable, Equatable {
         /// The entry that plays first.
-        public var entry: QueueEntry
+        package var entry: QueueEntry
         /// Its details, once the decoding thread has opened it; nil before (read them with the decoder if needed).
-        public var info: ItemInfo?
+        package var info: OpenedEntry?
         /// The frame of the item playback starts at.
-        public var startFrame: Int
+        package var startFrame: Int
         /// The rate ``startFrame`` counts at when it was given at another rate than the item may play at (a restored
-        /// position); nil: the rate the item plays at (``ItemInfo/format``).
-        public var startRate: Int? = nil
+        /// position); nil: the rate the item plays at (``OpenedEntry/format``).
+        package var startRate: Int? = nil
     }
 
-    /// The entry that plays next, and from where: see ``Cue``. Any thread; never waits.
-    public func cue() -> Cue? {
+    /// The entry that plays next, and from where: see ``EntryStart``. Any thread; never waits.
+    package func cuedStart() -> EntryStart? {
         state.withLock { state in
             if let restart = state.restart ?? state.restartUnderWay {
                 guard let entry = state.firstInOrder else { return nil }
                 // A seek in the item being heard: its details are known already.
                 let info = state.timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
-                return Cue(entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
+                return EntryStart(
+                    entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
             }
             guard state.timeline.current == nil else { return nil }
             if let segment = state.timeline.playing {
-                return Cue(entry: segment.entry, info: segment.info, startFrame: segment.resumeFrame)
+                return EntryStart(entry: segment.entry, info: segment.info, startFrame: segment.resumeFrame)
             }
-            return state.order.first.map { Cue(entry: $0, info: nil, startFrame: 0) }
+            return state.order.first.map { EntryStart(entry: $0, info: nil, startFrame: 0) }
         }
     }
 
     /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Time observers are
     /// removed: none is called after this, and a block that holds the engine no longer keeps it alive. Safe to call
     /// twice.
-    public func shutdown() {
+    package func shutdown() {
         carryOut(state.withLock { $0.shutDown() })
     }
 

@@ -6,9 +6,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// An item was opened for playing: its format, exact length and tags are known. Posted when decoding reaches
     /// it, ahead of hearing it (again after a skip, seek or edit re-opens it); the one event not posted in order of
     /// hearing.
-    case itemReady(ItemInfo)
+    case itemReady(OpenedEntry)
     /// The first frame of an item is being heard.
-    case itemStarted(ItemInfo)
+    case itemStarted(OpenedEntry)
     /// The last frame of an item has been heard (AVFoundation: did play to end time).
     case itemFinished(QueueEntry)
     /// An item could not be played to its end: it could not be opened, or decoding stopped early. Posted where the

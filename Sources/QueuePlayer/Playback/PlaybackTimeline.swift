@@ -3,10 +3,10 @@
 /// The decoding thread appends segments as it writes items into the ring; the event thread advances the audible
 /// position. A plain value: the engine keeps it under its lock.
 struct PlaybackTimeline {
-    struct Segment {
+    struct EntrySpan {
         let entry: QueueEntry
         /// Nil for an item that failed before producing any frame.
-        let info: ItemInfo?
+        let info: OpenedEntry?
         /// Ring frame of the item's first frame.
         let startFrame: Int
         /// Ring frame just past the item's last frame; nil while it is still being decoded.
@@ -19,15 +19,15 @@ struct PlaybackTimeline {
     }
 
     /// Segments not yet fully reported, in stream order.
-    private(set) var segments: [Segment] = []
+    private(set) var segments: [EntrySpan] = []
 
     var isEmpty: Bool { segments.isEmpty }
 
     /// The item being heard: started and not finished.
-    var current: Segment? { segments.first { $0.hasStarted } }
+    var current: EntrySpan? { segments.first { $0.hasStarted } }
 
     /// The item being heard or, before the first is heard, the one about to be.
-    var playing: Segment? { current ?? segments.first }
+    var playing: EntrySpan? { current ?? segments.first }
 
     /// Every entry still to be heard in full, the playing one first.
     var entries: [QueueEntry] { segments.map(\.entry) }
@@ -36,10 +36,10 @@ struct PlaybackTimeline {
     /// write position when playback resumes inside the item). A resumed item (`announcesStart` false, after a seek)
     /// counts as started at once and posts no second start.
     mutating func begin(
-        _ info: ItemInfo, atFrame frame: Int, resumingAt resumeFrame: Int = 0, announcesStart: Bool = true
+        _ info: OpenedEntry, atFrame frame: Int, resumingAt resumeFrame: Int = 0, announcesStart: Bool = true
     ) {
         segments.append(
-            Segment(
+            EntrySpan(
                 entry: info.entry, info: info, startFrame: frame, hasStarted: !announcesStart, resumeFrame: resumeFrame)
         )
     }
@@ -53,7 +53,7 @@ struct PlaybackTimeline {
 
     /// Records an item that failed to open, at ring frame `frame`: reported once everything before it is heard.
     mutating func recordFailure(_ entry: QueueEntry, _ error: DecoderError, atFrame frame: Int) {
-        segments.append(Segment(entry: entry, info: nil, startFrame: frame, endFrame: frame, failure: error))
+        segments.append(EntrySpan(entry: entry, info: nil, startFrame: frame, endFrame: frame, failure: error))
     }
 
     /// Forgets every segment (the queue was cleared or the stream restarted).

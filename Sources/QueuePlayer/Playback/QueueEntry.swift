@@ -4,13 +4,13 @@ import FoundationEssentials
 ///
 /// A value type, safe to pass between threads. Two entries for the same file are distinct entries.
 public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConvertible {
-    /// Unique within one ``PlaybackEngine``; assigned in queue order.
+    /// Unique within one player; assigned in queue order.
     public let id: Int
     /// The file's path. An entry keeps the path rather than a `URL`, which costs three times its memory: a queue of
     /// ten thousand entries is held for as long as the daemon runs.
     public let path: String
 
-    /// Creates an entry for the file at `url`. Engines assign ids; tests may too.
+    /// Creates an entry for the file at `url`. Players assign ids; a restored queue keeps its own.
     public init(id: Int, url: URL) {
         self.init(id: id, path: url.path)
     }
@@ -40,7 +40,7 @@ extension URL {
 /// What is known about an entry once its file has been opened: format, exact length and tags.
 ///
 /// A value type, safe to pass between threads.
-public struct ItemInfo: Hashable, Sendable {
+public struct OpenedEntry: Hashable, Sendable {
     /// The entry this describes.
     public let entry: QueueEntry
     /// The decoded format (always stereo).

@@ -32,9 +32,9 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// instead of the information's hundred-odd bytes.
     private indirect enum Opening {
         case unopened
-        case ready(ItemInfo)
+        case ready(OpenedEntry)
         /// Failed; the information stays if the file was opened before the failure (a decoding error later on).
-        case failed(DecoderError, ItemInfo?)
+        case failed(DecoderError, OpenedEntry?)
 
         var status: Status {
             switch self {
@@ -44,7 +44,7 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
-        var info: ItemInfo? {
+        var info: OpenedEntry? {
             switch self {
             case .unopened: nil
             case .ready(let info): info
@@ -61,6 +61,12 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// Creates an item for the file at `path`. Nothing is read until a player opens it.
     public init(path: String) {
         self.path = path
+    }
+
+    /// Opens the file at `url` as a player would, and closes it: throws the error that names the file and what to
+    /// do when it is missing, unreadable or not MPEG audio. Any thread; it reads the file's first frames.
+    public static func checkPlayable(_ url: URL) throws(DecoderError) {
+        try MPG123Decoder.check(url)
     }
 
     /// The file, as a file URL made from ``path`` on each call.
@@ -98,7 +104,7 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// Hashes the identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-    func markReady(_ info: ItemInfo) {
+    func markReady(_ info: OpenedEntry) {
         state.withLock { state in
             if case .failed(let error, _) = state.opening {
                 state.opening = .failed(error, info)

@@ -13,29 +13,33 @@ struct PropertyObserver: Sendable {
 extension QueuePlayer {
     // MARK: Time
 
-    /// Calls `block` on `queue` with the current item's time at every multiple of `interval` in the item's
-    /// timeline, once the frame at that time is heard, and also when playback starts, stops or jumps (see
-    /// ``PlaybackEngine/addPeriodicTimeObserver(forInterval:queue:using:)``). Inside the block, ``currentItem`` is
-    /// the item the time belongs to. At a join the new item's first call follows its current-item change. Any
-    /// thread; remove it with ``removeObserver(_:)``.
+    /// Calls `block` on `queue` with the current item's time (in the item's sample rate) at every multiple of
+    /// `interval` in the item's timeline (0, interval, 2 × interval, … from each item's start), once the frame at
+    /// that time is heard; also once with the exact time when playback starts or pauses, and once at the new time
+    /// after a seek. Two calls in a row never report the same time. With an unpaced ``NullSink`` the calls come as
+    /// fast as decoding, in the same order. `interval` must be positive and numeric. Inside the block,
+    /// ``currentItem`` is the item the time belongs to; at a join the new item's first call follows its
+    /// current-item change. Any thread; the block never runs on the audio path. Remove it with
+    /// ``removeObserver(_:)``.
     public func addPeriodicTimeObserver(
         forInterval interval: MediaTime, queue: DispatchQueue = .main,
         using block: @escaping @Sendable (MediaTime) -> Void
     ) -> ObserverToken {
-        engine.addPeriodicTimeObserver(forInterval: interval, queue: queue, snapshot: timeSnapshot, using: block)
+        engine.addPeriodicTimeObserver(forInterval: interval, queue: queue, picture: timePicture, using: block)
     }
 
     /// Calls `block` on `queue` each time playback crosses one of `times` in an item's timeline: once per item for
-    /// each time it crosses (see ``PlaybackEngine/addBoundaryTimeObserver(forTimes:queue:using:)``). Any thread;
-    /// remove it with ``removeObserver(_:)``.
+    /// each time it crosses, as the frame at that time is heard. Times a seek jumps over are not reported, nor are
+    /// start, stop and seek; non-numeric times are ignored. Any thread; the block never runs on the audio path.
+    /// Remove it with ``removeObserver(_:)``.
     public func addBoundaryTimeObserver(
         forTimes times: [MediaTime], queue: DispatchQueue = .main, using block: @escaping @Sendable () -> Void
     ) -> ObserverToken {
-        engine.addBoundaryTimeObserver(forTimes: times, queue: queue, snapshot: timeSnapshot, using: block)
+        engine.addBoundaryTimeObserver(forTimes: times, queue: queue, picture: timePicture, using: block)
     }
 
     /// The picture a time observer's call is made with: the player now, with the time's item current.
-    private var timeSnapshot: TimeObserver.Snapshot {
+    private var timePicture: TimeObserver.Picture {
         { [weak self] time, entry in self.map { ObserverCall(time: time, view: $0.liveView(entry: entry)) } }
     }
 

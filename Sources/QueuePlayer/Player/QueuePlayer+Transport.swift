@@ -111,7 +111,7 @@ extension QueuePlayer {
     /// false, having told `completion`, when nothing is queued.
     @discardableResult
     func restartCurrentItem(atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?) -> Bool {
-        let isHeard = engine.cue() == nil && engine.status().current != nil
+        let isHeard = engine.cuedStart() == nil && engine.status().current != nil
         if isHeard { return engine.seek(toFrame: frame, completion: completion) }
         guard engine.firstQueued() != nil else {
             completion?(false)

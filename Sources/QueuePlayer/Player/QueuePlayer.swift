@@ -5,8 +5,8 @@ import Synchronization
 
 /// A queue of ``PlayerItem``s played in order, with the API iOS developers know from `AVQueuePlayer`.
 ///
-/// Built on ``PlaybackEngine``: items join with no gap, the current item changes when its first frame is heard,
-/// and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
+/// Built on the package's playback engine: items join with no gap, the current item changes when its first frame is
+/// heard, and times are the audible time. Every method may be called from any thread or task. Observers' blocks run on
 /// the queues they were given; nothing runs on the audio callback. Inside an observer's block the player's getters
 /// (``currentItem``, ``currentTime()``, ``rate``, ``timeControlStatus``, ``reasonForWaitingToPlay``) answer as of
 /// the moment the call fell due, so they agree with what the block is told, until the block itself gives a command.
@@ -93,10 +93,28 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
-    /// Creates a player that plays `items` through `sink`, paused until ``play()``. It follows `application`'s
-    /// lifecycle (``BackgroundPlaybackPolicy``): without the `audio` background mode, entering the background
-    /// pauses it. `logger` receives warnings about items and the output, and refused requests.
-    public init(items: [PlayerItem] = [], sink: any AudioSink, logger: Logger, application: Application = .shared) {
+    /// Creates a player that plays `items` through a PulseAudio or PipeWire server, paused until ``play()``. It
+    /// follows `application`'s lifecycle (``BackgroundPlaybackPolicy``): without the `audio` background mode,
+    /// entering the background pauses it. `logger` receives warnings about items and the output, and refused
+    /// requests.
+    public convenience init(
+        items: [PlayerItem] = [], sink: PulseAudioSink, logger: Logger, application: Application = .shared
+    ) {
+        self.init(items: items, sink: sink as any AudioSink, logger: logger, application: application)
+    }
+
+    /// Creates a player that plays `items` into a ``NullSink`` (no sound server: tests, benchmarks, a headless
+    /// box without audio), paused until ``play()``; otherwise as the PulseAudio initializer.
+    public convenience init(
+        items: [PlayerItem] = [], sink: NullSink, logger: Logger, application: Application = .shared
+    ) {
+        self.init(items: items, sink: sink as any AudioSink, logger: logger, application: application)
+    }
+
+    /// Creates a player on any sink of the package's, such as a test's stepped sink.
+    package init(
+        items: [PlayerItem] = [], sink: any AudioSink, logger: Logger, application: Application = .shared
+    ) {
         engine = PlaybackEngine(sink: sink, logger: logger)
         self.logger = logger
         engine.listen { [weak self] event in self?.handle(event) }
@@ -120,7 +138,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     // MARK: The queue
 
-    /// True at rate 1: the engine's ``PlaybackEngine/isPlaybackRequested``. Part of ``BackgroundPausable``.
+    /// True while playback is wanted: rate 1, also while the output is away. Part of ``BackgroundPausable``.
     public var isPlaybackRequested: Bool { engine.isPlaybackRequested }
 
     /// The queued items, the current one first (also when it is held at its end).
@@ -291,13 +309,16 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
-    /// See ``PlaybackEngine/volume``.
+    /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
+    /// Through PulseAudio it is the stream's volume in the server, heard within the sink's own latency; elsewhere
+    /// (PipeWire, the ``NullSink``) it applies to frames rendered from now on, so through a server's buffer it is
+    /// heard that much later. Any thread.
     public var volume: Float {
         get { engine.volume }
         set { engine.volume = newValue }
     }
 
-    /// See ``PlaybackEngine/isMuted``.
+    /// Silences playback without changing ``volume``. Any thread.
     public var isMuted: Bool {
         get { engine.isMuted }
         set { engine.isMuted = newValue }
@@ -323,7 +344,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             return call.time
         }
         if let held = heldItem() { return held.duration.isNumeric ? held.duration : .zero }
-        if let cue = engine.cue(), let current = currentItem, entry(for: current) == cue.entry {
+        if let cue = engine.cuedStart(), let current = currentItem, entry(for: current) == cue.entry {
             // The current item is not being heard (paused before it started, cued, or a seek is under way).
             guard cue.startFrame > 0 else { return .zero }
             let sampleRate =

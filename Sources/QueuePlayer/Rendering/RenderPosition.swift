@@ -7,7 +7,7 @@ import Synchronization
 /// waits, allocates or locks, so publishing is safe on the audio callback path.
 final class RenderPosition: Sendable {
     /// One consistent reading.
-    struct Snapshot: Equatable, Sendable {
+    struct Reading: Equatable, Sendable {
         /// Frames handed to the sink so far, silence included.
         var sinkFrames = 0
         /// Ring frames consumed so far (the ring's read index in frames).
@@ -29,27 +29,27 @@ final class RenderPosition: Sendable {
     private let sinkFramesAtLastRingFrame = Atomic<Int>(0)
 
     /// Publishes a new position. Render thread only.
-    func publish(_ snapshot: Snapshot) {
+    func publish(_ reading: Reading) {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start + 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        sinkFrames.store(snapshot.sinkFrames, ordering: .relaxed)
-        ringFrames.store(snapshot.ringFrames, ordering: .relaxed)
-        sinkFramesAtLastRingFrame.store(snapshot.sinkFramesAtLastRingFrame, ordering: .relaxed)
+        sinkFrames.store(reading.sinkFrames, ordering: .relaxed)
+        ringFrames.store(reading.ringFrames, ordering: .relaxed)
+        sinkFramesAtLastRingFrame.store(reading.sinkFramesAtLastRingFrame, ordering: .relaxed)
         sequence.store(start + 2, ordering: .releasing)
     }
 
     /// The last position published, read without tearing. Any thread.
-    func read() -> Snapshot {
+    func read() -> Reading {
         while true {
             let before = sequence.load(ordering: .acquiring)
-            let snapshot = Snapshot(
+            let reading = Reading(
                 sinkFrames: sinkFrames.load(ordering: .relaxed),
                 ringFrames: ringFrames.load(ordering: .relaxed),
                 sinkFramesAtLastRingFrame: sinkFramesAtLastRingFrame.load(ordering: .relaxed))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0, sequence.load(ordering: .relaxed) == before {
-                return snapshot
+                return reading
             }
         }
     }

@@ -11,12 +11,12 @@ import Synchronization
 ///   when a waiter asked for one.
 /// - The decoding thread is the only producer (`write(_:)`, `markEndOfStream()`).
 /// - Any thread may read `position` and ask for a discard or a wake-up.
-public final class Renderer: Sendable {
+package final class Renderer: Sendable {
     /// Samples a frame: every decoder delivers stereo.
-    public static let channelCount = 2
+    package static let channelCount = 2
 
     /// What to do when the ring runs dry before the end of the stream.
-    public enum UnderrunPolicy: Sendable {
+    package enum UnderrunPolicy: Sendable {
         /// Fill the rest with silence, as a sound card needs (the silence is counted as an underrun).
         case padWithSilence
         /// Stop short; the caller waits with ``waitForFrames(timeout:)`` (sinks that are not paced by hardware).
@@ -24,14 +24,14 @@ public final class Renderer: Sendable {
     }
 
     /// What one ``render(into:underrun:)`` call did.
-    public struct Result: Equatable, Sendable {
+    package struct Result: Equatable, Sendable {
         /// Frames written to the destination, silence included; the sink should play exactly these.
-        public var frameCount: Int
+        package var frameCount: Int
         /// Of those, the frames that came from the queue (the rest is silence after an underrun).
-        public var queuedFrameCount: Int
+        package var queuedFrameCount: Int
         /// True when the queue has nothing more for now: the producer marked the end and the ring is empty.
-        /// The destination was not padded, so a sink can stop asking until ``AudioSink/resumeAfterEndOfStream()``.
-        public var reachedEndOfStream: Bool
+        /// The destination was not padded, so a sink can stop asking until `AudioSink/resumeAfterEndOfStream()`.
+        package var reachedEndOfStream: Bool
     }
 
     let ring: SampleRing
@@ -49,7 +49,7 @@ public final class Renderer: Sendable {
     /// The sequence of the last discard the render thread took up, and where it skips to. Render thread only.
     private let discardTaken = Atomic<Int>(0)
     private let skipTarget = Atomic<Int>(0)
-    /// Nothing is written yet, so the stream starts out ended: sinks wait for ``AudioSink/resumeAfterEndOfStream()``.
+    /// Nothing is written yet, so the stream starts out ended: sinks wait for `AudioSink/resumeAfterEndOfStream()`.
     private let endOfStreamIndex = Atomic<Int>(0)
     private let underrunFrames = Atomic<Int>(0)
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
@@ -64,36 +64,36 @@ public final class Renderer: Sendable {
     private let framesAvailable = DispatchSemaphore(value: 0)
 
     /// The ring's size unless asked otherwise: 32,768 frames, about 0.75 s at 44.1 kHz (256 KiB of Float32).
-    public static let defaultBufferFrames = 32_768
+    package static let defaultBufferFrames = 32_768
 
     /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
-    public init(bufferFrames: Int = defaultBufferFrames) {
+    package init(bufferFrames: Int = defaultBufferFrames) {
         ring = SampleRing(minimumCapacity: bufferFrames * Self.channelCount)
     }
 
     /// The factor every sample is multiplied by as it is rendered (volume, or 0 when muted); 1 changes no bit.
     /// Any thread; applies from the next render, so through a sink's buffer it is heard that much later.
-    public var gain: Float {
+    package var gain: Float {
         get { Float(bitPattern: gainBits.load(ordering: .relaxed)) }
         set { gainBits.store(max(0, newValue).bitPattern, ordering: .relaxed) }
     }
 
     /// Whether rendering multiplies the samples by ``gain`` (true, the default). A sink whose server applies the
-    /// gain to the stream itself (see ``AudioSink/setGain(_:)``) turns it off, so that it is not applied twice; the
+    /// gain to the stream itself (see `AudioSink/setGain(_:)`) turns it off, so that it is not applied twice; the
     /// samples then go out as decoded. Any thread; applies from the next render.
-    public var appliesGain: Bool {
+    package var appliesGain: Bool {
         get { multipliesByGain.load(ordering: .relaxed) }
         set { multipliesByGain.store(newValue, ordering: .relaxed) }
     }
 
     /// Frames of silence written so far because the ring ran dry before the end of the stream (glitches).
-    public var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
+    package var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
 
     // MARK: Render thread
 
     /// Fills `destination` (interleaved stereo) from the ring and returns what was written. On an underrun it
     /// follows `underrun`; at the end of the stream it always stops short. Audio callback safe (see the type).
-    public func render<Sample: PCMSample>(
+    package func render<Sample: PCMSample>(
         into destination: inout MutableSpan<Sample>, underrun: UnderrunPolicy = .padWithSilence
     ) -> Result {
         let channels = Self.channelCount
@@ -115,14 +115,14 @@ public final class Renderer: Sendable {
         if written > copied {
             underrunFrames.add(written - copied, ordering: .relaxed)
         }
-        var snapshot = position.read()
-        snapshot.sinkFrames += written
-        snapshot.ringFrames = consumed / channels
+        var reading = position.read()
+        reading.sinkFrames += written
+        reading.ringFrames = consumed / channels
         if copied > 0 {
-            snapshot.sinkFramesAtLastRingFrame = snapshot.sinkFrames - (written - copied)
+            reading.sinkFramesAtLastRingFrame = reading.sinkFrames - (written - copied)
         }
-        position.publish(snapshot)
-        signalWaiters(ringFrame: snapshot.ringFrames)
+        position.publish(reading)
+        signalWaiters(ringFrame: reading.ringFrames)
         return Result(frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended)
     }
 
@@ -170,13 +170,13 @@ public final class Renderer: Sendable {
     }
 
     /// Frames the ring holds when full; fixed at init. Any thread.
-    public var capacityFrames: Int { ring.capacity / Self.channelCount }
+    package var capacityFrames: Int { ring.capacity / Self.channelCount }
 
     /// Blocks a sink that is not paced by hardware until at least `minimumFrames` frames are readable (at most half
     /// the ring is waited for), the end of the stream is marked, or `timeout` passes. A sink that drains the ring
     /// faster than it is filled (an unpaced one) waits for a batch, and is then woken once a batch, not at every
     /// write. Not for audio callbacks: it blocks.
-    public func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
+    package func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
         let wanted = min(max(1, minimumFrames), capacityFrames / 2) * Self.channelCount
         consumerWantsSamples.store(wanted, ordering: .releasing)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
@@ -202,7 +202,7 @@ public final class Renderer: Sendable {
     /// Copies decoded frames in through `body`, which fills the span it is given (at most `maximumFrames`) and
     /// returns frames written. Producer thread only. Clears an end-of-stream mark after publishing the frames: a
     /// render in between sees an end, not an underrun, so it stops short (and waits for
-    /// ``AudioSink/resumeAfterEndOfStream()``) instead of padding silence into the stream.
+    /// `AudioSink/resumeAfterEndOfStream()`) instead of padding silence into the stream.
     func write(maximumFrames: Int = .max, _ body: (inout MutableSpan<Float>) -> Int) -> Int {
         let maximum = maximumFrames.multipliedReportingOverflow(by: Self.channelCount)
         let written =

@@ -10,14 +10,14 @@ package struct ControlReply: Codable, Sendable {
     /// `"state"` for an event pushed to a subscriber.
     package var event: String?
     package var state: PlayerSnapshot?
-    package var queue: [QueueLine]?
+    package var queue: [EntryLine]?
     /// Ids given to added or inserted items.
     package var added: [Int]?
 
     /// A reply or event with the fields given (the others absent).
     package init(
         id: RequestID? = nil, ok: Bool? = nil, error: String? = nil, event: String? = nil, state: PlayerSnapshot? = nil,
-        queue: [QueueLine]? = nil, added: [Int]? = nil
+        queue: [EntryLine]? = nil, added: [Int]? = nil
     ) {
         self.id = id
         self.ok = ok
@@ -49,7 +49,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package var position: Double
     /// 0…1.
     package var volume: Double
-    package var current: TrackInfo?
+    package var current: EntryDetails?
     /// Counts the jumps in time (seeks) so far: a change tells MPRIS to signal `Seeked`.
     package var jumps: Int = 0
     /// True when there is an item after the current one.
@@ -62,8 +62,8 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
 
     /// A snapshot with the fields given.
     package init(
-        status: PlaybackState, position: Double, volume: Double, current: TrackInfo?, jumps: Int = 0, hasNext: Bool = false,
-        application: String = "active", waiting: String? = nil
+        status: PlaybackState, position: Double, volume: Double, current: EntryDetails?, jumps: Int = 0,
+        hasNext: Bool = false, application: String = "active", waiting: String? = nil
     ) {
         self.status = status
         self.position = position
@@ -77,7 +77,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
 }
 
 /// The current item's metadata.
-package struct TrackInfo: Codable, Sendable, Equatable {
+package struct EntryDetails: Codable, Sendable, Equatable {
     package var id: Int
     package var url: String
     package var title: String?
@@ -98,7 +98,7 @@ package struct TrackInfo: Codable, Sendable, Equatable {
 }
 
 /// One line of `queue`.
-package struct QueueLine: Codable, Sendable, Equatable {
+package struct EntryLine: Codable, Sendable, Equatable {
     package var id: Int
     package var url: String
     package var current: Bool

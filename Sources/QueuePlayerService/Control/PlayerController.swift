@@ -36,7 +36,8 @@ package final class PlayerController: Sendable {
         var savedCheckpoint: Checkpoint?
         /// What subscribers were last told.
         var told: (snapshot: PlayerSnapshot, queue: [QueueEntry])?
-        var subscribers: [Int: AsyncStream<PlayerSnapshot>.Continuation] = [:]
+        /// Each subscriber's way of being told a snapshot and the queue read with it.
+        var subscribers: [Int: @Sendable (PlayerSnapshot, [QueueEntry]) -> Void] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
@@ -53,7 +54,7 @@ package final class PlayerController: Sendable {
     }
 
     /// The current item with its entry, its tags and length read, and its position.
-    private struct Shown {
+    private struct CurrentEntry {
         var entry: QueueEntry
         var item: PlayerItem
         var time: MediaTime
@@ -175,13 +176,18 @@ package final class PlayerController: Sendable {
     /// The queue, the current entry first.
     package func queue() -> [QueueEntry] { player.entries() }
 
+    /// The snapshot and the queue, read together, as MPRIS publishes them. Any thread.
+    package func mprisState() -> MPRISState {
+        telling.withLock { _ in MPRISState(snapshot: snapshot(), queue: player.entries()) }
+    }
+
     /// What the player is doing now. Paused before the first play, cued at a restored position, between items or
     /// held at an item's end, it shows the item that plays next with its tags and length. Writes nothing.
     package func snapshot() -> PlayerSnapshot {
-        let shown = shownItem()
+        let shown = currentEntry()
         let jumps = state.withLock { $0.jumps }
         let current = shown.map { shown in
-            TrackInfo(
+            EntryDetails(
                 id: shown.entry.id, url: shown.entry.path, title: shown.item.metadata.title,
                 artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length)
         }
@@ -207,9 +213,9 @@ package final class PlayerController: Sendable {
     }
 
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
-    private func shownItem() -> Shown? {
+    private func currentEntry() -> CurrentEntry? {
         guard let item = player.loadCurrentItem(), let entry = player.entry(for: item) else { return nil }
-        return Shown(entry: entry, item: item, time: player.currentTime())
+        return CurrentEntry(entry: entry, item: item, time: player.currentTime())
     }
 
     /// The snapshots from now on: one at once, then one after every change. With `positionInterval` (seconds), also
@@ -220,11 +226,7 @@ package final class PlayerController: Sendable {
     package func changes(positionInterval: Double? = nil) -> AsyncStream<PlayerSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PlayerSnapshot.self, bufferingPolicy: .bufferingNewest(16))
-        let id = state.withLock { state in
-            defer { state.nextSubscriber += 1 }
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
+        let id = subscribe { snapshot, _ in continuation.yield(snapshot) }
         let positionObserver = positionInterval.map { interval in
             player.addPeriodicTimeObserver(
                 forInterval: MediaTime(seconds: interval, preferredTimescale: 1000), queue: positionQueue
@@ -234,19 +236,42 @@ package final class PlayerController: Sendable {
             }
         }
         continuation.onTermination = { [weak self, player, positionQueue] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            self?.unsubscribe(id)
             guard let positionObserver else { return }
             // Not removed here: when the consuming task is cancelled (its connection closed), this runs under the
             // Swift runtime's lock on that task, which a position call in progress needs in order to yield, and the
             // removal waits for that call (the daemon hung so). On the observer's own queue no call is in progress.
             positionQueue.async { player.removeTimeObserver(positionObserver) }
         }
-        telling.withLock { _ in
-            let current = snapshot()
-            state.withLock { $0.told = (current, player.entries()) }
-            continuation.yield(current)
-        }
         return stream
+    }
+
+    /// What MPRIS publishes from now on: one at once, then one after every change of the snapshot or the queue,
+    /// each a snapshot with the queue read with it. They stop when the stream's consumer goes.
+    package func mprisStates() -> AsyncStream<MPRISState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MPRISState.self, bufferingPolicy: .bufferingNewest(16))
+        let id = subscribe { snapshot, queue in continuation.yield(MPRISState(snapshot: snapshot, queue: queue)) }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
+
+    /// Registers `tell` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
+    private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {
+        telling.withLock { _ in
+            let current = (snapshot: snapshot(), queue: player.entries())
+            let id = state.withLock { state in
+                defer { state.nextSubscriber += 1 }
+                state.subscribers[state.nextSubscriber] = tell
+                state.told = current
+                return state.nextSubscriber
+            }
+            tell(current.snapshot, current.queue)
+            return id
+        }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
     }
 
     /// Tells subscribers the current snapshot, if it or the queue changed since they were last told. With no
@@ -256,12 +281,12 @@ package final class PlayerController: Sendable {
             guard !state.withLock({ $0.subscribers.isEmpty }) else { return }
             let current = snapshot()
             let queue = player.entries()
-            let subscribers = state.withLock { state -> [AsyncStream<PlayerSnapshot>.Continuation] in
+            let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, [QueueEntry]) -> Void] in
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue)
                 return Array(state.subscribers.values)
             }
-            for subscriber in subscribers { subscriber.yield(current) }
+            for tell in subscribers { tell(current, queue) }
         }
     }
 
@@ -325,7 +350,7 @@ package final class PlayerController: Sendable {
             let entries = player.entries()
             return ControlReply(
                 queue: entries.enumerated().map { index, entry in
-                    QueueLine(id: entry.id, url: entry.path, current: index == 0)
+                    EntryLine(id: entry.id, url: entry.path, current: index == 0)
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()
@@ -336,7 +361,7 @@ package final class PlayerController: Sendable {
 
     private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {
         guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
-        guard let shown = shownItem() else { throw ControlError("position: nothing is queued") }
+        guard let shown = currentEntry() else { throw ControlError("position: nothing is queued") }
         guard case let length = shown.item.duration, length.isNumeric else {
             throw ControlError("position: \(shown.entry.path) cannot be read, so it cannot be sought in")
         }
@@ -377,7 +402,7 @@ package final class PlayerController: Sendable {
         let failures = Mutex([Int: DecoderError]())
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             do throws(DecoderError) {
-                try MPG123Decoder.check(files[index])
+                try PlayerItem.checkPlayable(files[index])
             } catch {
                 failures.withLock { $0[index] = error }
             }

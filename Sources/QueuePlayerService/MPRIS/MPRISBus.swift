@@ -59,7 +59,7 @@ package final class MPRISBus: @unchecked Sendable {
         self.bus = bus
         self.controller = controller
         self.logger = logger
-        published = MPRISState(snapshot: controller.snapshot(), queue: controller.queue())
+        published = controller.mprisState()
         wakeFD = csdbus_wake_fd_new()
         guard wakeFD >= 0 else {
             throw ControlError("cannot create an eventfd for the bus thread (\(String(cString: strerror(-wakeFD))))")
@@ -120,8 +120,8 @@ package final class MPRISBus: @unchecked Sendable {
     }
 
     /// Hands a new state over to the bus thread, which signals what changed.
-    package func note(_ snapshot: PlayerSnapshot) {
-        pending.withLock { $0 = MPRISState(snapshot: snapshot, queue: controller.queue()) }
+    package func note(_ state: MPRISState) {
+        pending.withLock { $0 = state }
         csdbus_wake(wakeFD)
     }
 
@@ -255,7 +255,7 @@ package final class MPRISBus: @unchecked Sendable {
             }
             _ = sd_bus_message_exit_container(call)
         }
-        let state = MPRISState(snapshot: controller.snapshot(), queue: controller.queue())
+        let state = controller.mprisState()
         var reply: OpaquePointer?
         guard sd_bus_message_new_method_return(call, &reply) >= 0, let reply else { return -ENOMEM }
         defer { sd_bus_message_unref(reply) }
@@ -272,10 +272,8 @@ package final class MPRISBus: @unchecked Sendable {
     private func get(
         _ interface: String, _ property: String, _ reply: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?
     ) -> Int32 {
-        let snapshot = controller.snapshot()
-        // Queued, not only heard: between two items (a skip, a seek) nothing is heard for a few milliseconds, and
-        // clients that read a Can* property then must not see the player as unable.
-        let hasItem = snapshot.current != nil || !controller.queue().isEmpty
+        let state = controller.mprisState()
+        let snapshot = state.snapshot
         switch property {
         case "CanQuit", "HasTrackList", "CanControl", "CanEditTracks": return append(reply, bool: true)
         case "CanRaise", "CanSetFullscreen", "Fullscreen", "Shuffle": return append(reply, bool: false)
@@ -286,15 +284,14 @@ package final class MPRISBus: @unchecked Sendable {
         case "LoopStatus": return append(reply, string: "None")
         case "Rate", "MinimumRate", "MaximumRate": return append(reply, double: 1)
         case "Metadata":
-            appendMetadata(reply, MPRISState(snapshot: snapshot, queue: []).metadata)
+            appendMetadata(reply, state.metadata)
             return 0
         case "Volume": return append(reply, double: snapshot.volume)
         case "Position": return append(reply, int64: Int64(snapshot.position * 1e6))
         case "CanGoNext": return append(reply, bool: snapshot.hasNext)
-        case "CanGoPrevious", "CanPause", "CanSeek": return append(reply, bool: hasItem)
-        case "CanPlay": return append(reply, bool: hasItem)
+        case "CanGoPrevious", "CanPause", "CanSeek", "CanPlay": return append(reply, bool: state.hasItem)
         case "Tracks":
-            return appendPaths(reply, controller.queue().map { MPRISState.trackPath($0.id) })
+            return appendPaths(reply, state.queue.map { MPRISState.trackPath($0.id) })
         default:
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property \(property)")
         }
@@ -390,9 +387,9 @@ private func appendPaths(_ message: OpaquePointer, _ paths: [String]) -> Int32 {
 }
 
 /// An `a{sv}` dictionary.
-private func appendMetadata(_ message: OpaquePointer, _ entries: [(String, MPRISState.Value)]) {
+private func appendMetadata(_ message: OpaquePointer, _ fields: [(String, MPRISState.Value)]) {
     _ = sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
-    for (key, value) in entries {
+    for (key, value) in fields {
         _ = sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
         append(message, string: key)
         switch value {

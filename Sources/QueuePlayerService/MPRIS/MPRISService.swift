@@ -1,3 +1,4 @@
+import PosixThreads
 import QueuePlayer
 import ServiceLifecycle
 
@@ -16,8 +17,8 @@ package final class MPRISService: Service {
         let bus = bus
         PosixThread.start(name: "QP bus") { bus.run() }
         await cancelWhenGracefulShutdown {
-            for await snapshot in self.controller.changes() {
-                bus.note(snapshot)
+            for await state in self.controller.mprisStates() {
+                bus.note(state)
             }
         }
         bus.stop()

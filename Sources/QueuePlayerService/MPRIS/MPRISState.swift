@@ -2,11 +2,22 @@ import FoundationEssentials
 import QueuePlayer
 import QueuePlayerControl
 
-/// What MPRIS publishes, derived from the same snapshots the control socket sends, and what changed between two
-/// of them. Plain values; no D-Bus here.
+/// What MPRIS publishes, derived from one snapshot (the one the control socket sends) and the queue read with it,
+/// and what changed between two of them. Plain values; no D-Bus here.
 package struct MPRISState: Equatable {
     package var snapshot: PlayerSnapshot
     package var queue: [QueueEntry]
+
+    /// A snapshot and the queue read with it.
+    package init(snapshot: PlayerSnapshot, queue: [QueueEntry]) {
+        self.snapshot = snapshot
+        self.queue = queue
+    }
+
+    /// True when there is an item to play, pause or seek: one current, or one queued. Queued, not only heard:
+    /// between two items (a skip, a seek) nothing is heard for a few milliseconds, and clients that read a `Can*`
+    /// property then must not see the player as unable.
+    package var hasItem: Bool { snapshot.current != nil || !queue.isEmpty }
 
     /// The object path MPRIS uses for a queue entry: stable for as long as the entry is queued.
     package static func trackPath(_ id: Int) -> String { "/org/mpris/MediaPlayer2/Track/\(id)" }
@@ -31,15 +42,15 @@ package struct MPRISState: Equatable {
     /// `Metadata` for the current item (empty without one).
     package var metadata: [(String, Value)] {
         guard let track = snapshot.current else { return [] }
-        var entries: [(String, Value)] = [
+        var fields: [(String, Value)] = [
             ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
             ("mpris:length", .int64(Int64(track.length * 1_000_000))),
             ("xesam:title", .string(track.title ?? URL(fileURLWithPath: track.url).lastPathComponent)),
             ("xesam:url", .string(URL(fileURLWithPath: track.url).absoluteString)),
         ]
-        if !track.artists.isEmpty { entries.append(("xesam:artist", .strings(track.artists))) }
-        if let album = track.album { entries.append(("xesam:album", .string(album))) }
-        return entries
+        if !track.artists.isEmpty { fields.append(("xesam:artist", .strings(track.artists))) }
+        if let album = track.album { fields.append(("xesam:album", .string(album))) }
+        return fields
     }
 
     /// Metadata for any queued entry: the current one's in full, the others' from their file.
@@ -57,7 +68,7 @@ package struct MPRISState: Equatable {
         var changed: [String] = []
         if snapshot.status != old.snapshot.status { changed.append("PlaybackStatus") }
         if snapshot.current != old.snapshot.current { changed.append("Metadata") }
-        if queue.isEmpty != old.queue.isEmpty { changed += ["CanGoPrevious", "CanPlay", "CanPause", "CanSeek"] }
+        if hasItem != old.hasItem { changed += ["CanGoPrevious", "CanPlay", "CanPause", "CanSeek"] }
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
         if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
         return changed
