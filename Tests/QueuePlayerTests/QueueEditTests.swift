@@ -11,13 +11,26 @@ import Testing
 /// 0.74 s, and a test task scheduled half a second late under load edited after the first item had ended.)
 let wholeItemsAhead = 176_400
 
-/// Waits until the engine has played `seconds` of the current item and has decoded the next one ahead.
-func waitUntilNextIsDecoded(_ engine: PlaybackEngine, after seconds: Double) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while engine.status().elapsed < seconds || engine.state.withLock({ $0.timeline.entries.count }) < 2 {
-        try #require(ContinuousClock.now < deadline, "the next item was never decoded ahead")
-        try await Task.sleep(for: .milliseconds(10))
+/// Reads the engine's events until the first item is being heard and the next one has been opened behind it (its
+/// ``PlaybackEvent/itemReady(_:)``: decoding has reached it), and returns the names of those heard.
+func untilNextIsDecoded(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) async -> [String] {
+    var names: [String] = []
+    var opened = 0
+    while names.isEmpty || opened < 2, let event = await iterator.next() {
+        if case .itemReady = event { opened += 1 }
+        names += eventNames([event])
     }
+    return names
+}
+
+/// The names of the events read from `iterator` until the queue ends.
+func namesUntilQueueEnd(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) async -> [String] {
+    var names: [String] = []
+    while let event = await iterator.next() {
+        names += eventNames([event])
+        if event == .queueFinished { break }
+    }
+    return names
 }
 
 @Suite("Queue edits while playing")
@@ -26,12 +39,13 @@ struct QueueEditTests {
     func insertBetweenDecodedItems() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
         let engine = playing(["join-1", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
-        try await waitUntilNextIsDecoded(engine, after: 0.2)
+        var iterator = engine.events.makeAsyncIterator()
+        var names = await untilNextIsDecoded(&iterator)
         let playingEntry = try #require(engine.queue().first)
         let inserted = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-2.mp3", "join-3.mp3"])
         #expect(inserted.count == 1)
-        let names = await events(of: engine)
+        names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(
             names == [
@@ -45,12 +59,13 @@ struct QueueEditTests {
     func removeDecodedAhead() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
         let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
-        try await waitUntilNextIsDecoded(engine, after: 0.2)
+        var iterator = engine.events.makeAsyncIterator()
+        var names = await untilNextIsDecoded(&iterator)
         let next = engine.queue()[1]
         #expect(next.url.lastPathComponent == "join-2.mp3")
         engine.remove(next)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-3.mp3"])
-        let names = await events(of: engine)
+        names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(names == ["start join-1", "end join-1", "start join-3", "end join-3", "queue end"])
         let reference = try ["join-1", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
@@ -70,11 +85,7 @@ struct QueueEditTests {
         engine.remove(queued[1])
         engine.remove(queued[0])
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-2.mp3", "join-3.mp3"])
-        var names: [String] = []
-        while let event = await iterator.next() {
-            names += eventNames([event])
-            if event == .queueFinished { break }
-        }
+        let names = await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(names == ["start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
     }
