@@ -17,7 +17,7 @@ import Synchronization
 ///   when it is spent terminate the process with ``watchdogExitStatus`` (iOS's watchdog).
 ///
 /// Threading: every member may be used from any thread or task. Observers run on the queues they were given;
-/// expiration handlers on the application's own serial queue (with a manual ``LifecycleClock``, on the thread that
+/// expiration handlers on the application's own serial queue (with a manual `LifecycleClock`, on the thread that
 /// moves it on). Nothing here runs on the audio path.
 public final class Application: Sendable {
     /// The process's application, as `UIApplication.shared`. Starts active, without capabilities, with the default

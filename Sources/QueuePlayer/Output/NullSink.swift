@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// In real time it keeps time like a sound card: its thread renders ``periodFrames`` a call, each when the period
 /// before has been played, and between renders the frames it holds are played at the item's rate by a clock that
-/// stops while paused or run dry; ``latencyFrames()`` is what that clock has not played yet, so the heard position
+/// stops while paused or run dry; the latency is what that clock has not played yet, so the heard position
 /// moves with time, not in steps of a period. Unpaced, a frame counts as heard once rendered (and recorded). Either
 /// way a frame never counts as heard before the recording holds it. The thread renders into a buffer allocated once
 /// at start, and keeps its clock in atomics, so the render loop allocates nothing and takes no lock.

@@ -11,7 +11,7 @@ import Logging
 /// - Frames go out as signed 16-bit, converted by the `Renderer` exactly as libmpg123 would.
 /// - Pause corks the stream; flush discards what the server holds; drain waits until everything was heard.
 /// - A server that dies is reported once through the failure handler; no call hangs on a dead server.
-///   ``reconnect()`` connects to it again once it answers (the engine calls it with backoff).
+///   `reconnect()` connects to it again once it answers (the engine calls it with backoff).
 ///
 /// Why `@unchecked Sendable` and the raw pointers are safe: every libpulse object here is touched only with the
 /// threaded main loop's lock held, either by a public method (which takes it) or by a libpulse callback (which
@@ -51,7 +51,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let logger: Logger
     private let applicationName: String
     private let mainloop: OpaquePointer
-    /// Replaced by ``reconnect()``; guarded by the main loop lock once the loop runs.
+    /// Replaced by `reconnect()`; guarded by the main loop lock once the loop runs.
     private var context: OpaquePointer
     // Guarded by the main loop lock:
     private var stream: OpaquePointer?
@@ -101,7 +101,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server at `server` (nil: libpulse's default). Throws ``AudioSinkError/Code/serverUnreachable``
     /// naming the address tried and how to start a server; with `waitsForServer`, an absent server is no error:
-    /// the sink starts disconnected, ``start(format:renderer:paused:)`` throws until ``reconnect()`` reaches one.
+    /// the sink starts disconnected, and a player on it waits for the server (reconnecting with backoff) and plays
+    /// once it answers.
     /// With `waitsForServer` the first connection is made in the background (its three round trips to the server
     /// overlap the caller's own start-up), and every call that needs the server waits for it to succeed or fail.
     public init(
@@ -220,7 +221,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Connects to the server again with a new context, after it went away or was not there yet: throws
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
-    /// if any, is closed; ``start(format:renderer:paused:)`` opens a new one. Any thread but libpulse's; blocks until
+    /// if any, is closed; `start(format:renderer:paused:)` opens a new one. Any thread but libpulse's; blocks until
     /// the server answers or refuses (milliseconds).
     package func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)

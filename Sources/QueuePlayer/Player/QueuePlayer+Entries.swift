@@ -24,7 +24,7 @@ extension QueuePlayer {
 
     /// Queues a new item for each of `urls` after `entry` (nil, or an entry no longer queued: at the end) and
     /// returns their entries, in order. Files are read when their turn to be decoded comes; check them first
-    /// (`MPG123Decoder/check(_:)`) to refuse bad ones up front. Any thread.
+    /// (``PlayerItem/checkPlayable(_:)``) to refuse bad ones up front. Any thread.
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
         command { insertItems(urls.map(PlayerItem.init(url:)), after: entry) }
