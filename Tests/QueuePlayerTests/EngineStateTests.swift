@@ -73,7 +73,7 @@ struct EngineStateTests {
         case .idle: break
         case .playing: _ = state.play()
         case .paused: _ = (state.play(), state.pause())
-        case .outputLost(_, let resumesPlaying):
+        case .outputLost(_, let resumesPlaying, _):
             _ = (state.play(), state.outputFailed(failure))
             if !resumesPlaying { _ = state.pause() }
         case .shutDown: _ = state.shutDown()
@@ -123,7 +123,7 @@ struct EngineStateTests {
             }
         case .outputRestored:
             switch phase {
-            case .outputLost(_, let resumesPlaying): return (resumesPlaying ? .playing : .paused, [.wakeDecoder])
+            case .outputLost(_, let resumesPlaying, _): return (resumesPlaying ? .playing : .paused, [.wakeDecoder])
             default: return (phase, [])
             }
         }

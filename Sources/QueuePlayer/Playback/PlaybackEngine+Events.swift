@@ -8,15 +8,20 @@ extension PlaybackEngine {
         /// When the audible estimate last moved.
         var movedAt = DispatchTime.now()
         var backoff = ReconnectBackoff()
+        /// What was last posted about the device's suspension: a suspension that ended before it was posted is not
+        /// posted at all.
+        var postedSuspension = false
         while !isShuttingDown {
             if recoverOutputIfLost(&backoff) { continue }
-            if let change = state.withLock({ $0.takeSuspensionChange() }) {
+            let suspended = state.withLock { $0.outputIsSuspended }
+            if suspended != postedSuspension {
+                postedSuspension = suspended
                 logger.notice(
-                    change == .outputSuspended
+                    suspended
                         ? "the sound server suspended the output device; playback waits where it stands"
                         : "the output device plays again; playback goes on where it stood",
                     metadata: ["output": "\(sink.name)"])
-                post(change)
+                post(suspended ? .outputSuspended : .outputResumed)
             }
             let audible = audibleFrame()
             let now = DispatchTime.now()

@@ -16,7 +16,7 @@ extension PlaybackEngine {
     func playerReading() -> PlayerReading {
         state.withLock { state in
             let lostWith: AudioSinkError? =
-                if case .outputLost(let error, _) = state.phase { error } else { nil }
+                if case .outputLost(let error, _, _) = state.phase { error } else { nil }
             return PlayerReading(
                 firstQueued: state.firstInOrder, isPlaybackRequested: state.isPlaybackRequested,
                 outputError: lostWith, outputIsSuspended: state.outputIsSuspended)

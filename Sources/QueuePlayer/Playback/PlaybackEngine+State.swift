@@ -12,8 +12,9 @@ extension PlaybackEngine {
         case paused
         /// The output failed (the server went away, or was never there): the decoding thread waits, the event
         /// thread reconnects with backoff, and playback then goes on where it was heard, playing if
-        /// `resumesPlaying` (which `play` and `pause` set meanwhile). Commands and edits apply as usual.
-        case outputLost(AudioSinkError, resumesPlaying: Bool)
+        /// `resumesPlaying` (which `play` and `pause` set meanwhile). `isTakenUp` once the event thread has read
+        /// where the sound stopped and begun to reconnect. Commands and edits apply as usual.
+        case outputLost(AudioSinkError, resumesPlaying: Bool, isTakenUp: Bool = false)
         /// `PlaybackEngine/shutdown()` was called: the threads have stopped and commands do nothing.
         case shutDown
 
@@ -104,8 +105,6 @@ extension PlaybackEngine {
         /// was decoded ahead dropped, the output flushed): equal once every restart asked for has taken effect.
         var newestRestartNumber = 0
         var carriedOutRestartNumber = 0
-        /// The output was lost and the event thread has not taken up the recovery yet.
-        var recoveryPending = false
         /// The output was reconnected: the decoding thread opens a new stream before writing on.
         var outputNeedsReopening = false
         /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
@@ -118,9 +117,8 @@ extension PlaybackEngine {
         var nextObserverID = 1
         /// Time observers, and for each the item and the index of the next time it reports.
         var timeObservers: [Int: ObserverProgress] = [:]
-        /// The sink says the server suspended its device; and what the event thread last posted about it.
+        /// The sink says the server suspended its device.
         var outputIsSuspended = false
-        var postedSuspension = false
 
         /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
         /// otherwise the entries decoded, the playing one first, then `pending`.
@@ -229,7 +227,7 @@ extension PlaybackEngine.State {
     var isPlaybackRequested: Bool {
         switch phase {
         case .playing: true
-        case .outputLost(_, let resumesPlaying): resumesPlaying
+        case .outputLost(_, let resumesPlaying, _): resumesPlaying
         case .idle, .paused, .shutDown: false
         }
     }
@@ -243,8 +241,8 @@ extension PlaybackEngine.State {
         case .paused:
             phase = .playing
             return [.resumeOutput]
-        case .outputLost(let error, _):
-            phase = .outputLost(error, resumesPlaying: true)
+        case .outputLost(let error, _, let isTakenUp):
+            phase = .outputLost(error, resumesPlaying: true, isTakenUp: isTakenUp)
             return []
         case .playing, .shutDown:
             return []
@@ -262,8 +260,8 @@ extension PlaybackEngine.State {
 
     /// Playback not wanted: pauses the output, which keeps what it holds. Before the first play, nothing to do.
     mutating func pause() -> [Action] {
-        if case .outputLost(let error, _) = phase {
-            phase = .outputLost(error, resumesPlaying: false)
+        if case .outputLost(let error, _, let isTakenUp) = phase {
+            phase = .outputLost(error, resumesPlaying: false, isTakenUp: isTakenUp)
             return []
         }
         guard phase == .playing else { return [] }
@@ -366,7 +364,6 @@ extension PlaybackEngine.State {
         case .playing: resumesPlaying = true
         }
         phase = .outputLost(error, resumesPlaying: resumesPlaying)
-        recoveryPending = true
         if restart == nil {
             pending = order
             _ = replaceRestart(with: restartAfterLoss())
@@ -400,8 +397,8 @@ extension PlaybackEngine.State {
     /// The event thread takes up a pending recovery: the restart resumes the item being heard at `audible`, the
     /// ring frame heard when the output went away. Returns the error, or nil when there is nothing to recover.
     mutating func resumePoint(audibleFrame audible: Int) -> AudioSinkError? {
-        guard recoveryPending, case .outputLost(let error, _) = phase else { return nil }
-        recoveryPending = false
+        guard case .outputLost(let error, let resumesPlaying, isTakenUp: false) = phase else { return nil }
+        phase = .outputLost(error, resumesPlaying: resumesPlaying, isTakenUp: true)
         if let waiting = restart, waiting.keepsObservers, let playing = timeline.playing,
             waiting.resumes == playing.entry
         {
@@ -413,7 +410,7 @@ extension PlaybackEngine.State {
 
     /// The output is back: playing or paused as last asked, and the decoding thread reopens the stream.
     mutating func outputRestored() -> [Action] {
-        guard case .outputLost(_, let resumesPlaying) = phase else { return [] }
+        guard case .outputLost(_, let resumesPlaying, _) = phase else { return [] }
         phase = resumesPlaying ? .playing : .paused
         outputNeedsReopening = true
         return [.wakeDecoder]
@@ -438,11 +435,4 @@ extension PlaybackEngine.State {
         outputIsSuspended = suspended
     }
 
-    /// For the event thread: the event to post when the suspension changed since it last posted one, or nil. A
-    /// suspension that ended before it was posted is not posted at all.
-    mutating func takeSuspensionChange() -> PlaybackEvent? {
-        guard outputIsSuspended != postedSuspension else { return nil }
-        postedSuspension = outputIsSuspended
-        return outputIsSuspended ? .outputSuspended : .outputResumed
-    }
 }
