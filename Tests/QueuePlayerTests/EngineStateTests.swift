@@ -314,6 +314,33 @@ struct EngineStateTests {
         }
     }
 
+    @Test("a seek while the output is lost replaces the kept restart and still opens a new stream; later ones do not")
+    func seekWhileOutputLost() throws {
+        var state = Self.state(in: .playing)
+        let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
+        _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
+        _ = state.outputFailed(Self.failure)
+        _ = state.resumePoint(audibleFrame: 100)
+        guard case .waitForOutput = state.nextDecoderStep() else {
+            Issue.record("waits for the output")
+            return
+        }
+        _ = state.seek(toFrame: 500, completion: nil)
+        _ = state.outputRestored()
+        guard case .restart(_, reopensOutput: true, continuing: nil, _) = state.nextDecoderStep() else {
+            Issue.record("the seek that replaced the kept restart is taken up with a new stream")
+            return
+        }
+        let (again, led) = try #require(Self.opened(state.nextDecoderStep()))
+        #expect(led?.startFrame == 500)
+        _ = state.opened(Self.info(again), atFrame: -500, resumingAt: 500)
+        _ = state.seek(toFrame: 700, completion: nil)
+        guard case .restart(_, reopensOutput: false, _, _) = state.nextDecoderStep() else {
+            Issue.record("a seek once the stream is open again keeps it")
+            return
+        }
+    }
+
     @Test("the decoding thread's state while the output is lost: it waits, and goes idle only once it is back")
     func idleWaitsForTheOutput() {
         var state = Self.state(in: .playing)

@@ -105,8 +105,6 @@ extension PlaybackEngine {
         /// was decoded ahead dropped, the output flushed): equal once every restart asked for has taken effect.
         var newestRestartNumber = 0
         var carriedOutRestartNumber = 0
-        /// The output was reconnected: the decoding thread opens a new stream before writing on.
-        var outputNeedsReopening = false
         /// When set, the decoding thread stops at the end of each item until released (actionAtItemEnd
         /// `.pause` or `.none`).
         var holdsAtItemEnd = false
@@ -140,9 +138,11 @@ extension PlaybackEngine {
         /// `false` once the lock is released.
         mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
             let replaced = restart?.completions ?? []
+            let reopensOutput = restart?.reopensOutput ?? false
             newestRestartNumber += 1
             restart = new
             restart?.number = newestRestartNumber
+            if reopensOutput { restart?.reopensOutput = true }
             return replaced
         }
 
@@ -204,6 +204,10 @@ extension PlaybackEngine {
         /// For an edit that resumes the item being heard: the ring frame (of the audio decoded so far) that the
         /// restarted item's first frame continues. The renderer skips what it went on playing past it meanwhile.
         var continuesRingFrame: Int?
+        /// The output was lost after the stream was opened, so the stream is gone: the decoding thread opens a new
+        /// one when it carries this restart out. Set when the output fails; a restart that replaces this one keeps
+        /// it.
+        var reopensOutput = false
         /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
         /// seek or edit replaced this one first.
         var completions: [@Sendable (Bool) -> Void] = []
@@ -368,6 +372,7 @@ extension PlaybackEngine.State {
             pending = order
             _ = replaceRestart(with: restartAfterLoss())
         }
+        restart?.reopensOutput = true
         return [.recoverOutput]
     }
 
@@ -408,18 +413,11 @@ extension PlaybackEngine.State {
         return error
     }
 
-    /// The output is back: playing or paused as last asked, and the decoding thread reopens the stream.
+    /// The output is back: playing or paused as last asked; the waiting restart reopens the stream.
     mutating func outputRestored() -> [Action] {
         guard case .outputLost(_, let resumesPlaying, _) = phase else { return [] }
         phase = resumesPlaying ? .playing : .paused
-        outputNeedsReopening = true
         return [.wakeDecoder]
-    }
-
-    /// True once after ``outputRestored()``: the decoding thread opens a new stream.
-    mutating func takeOutputReopening() -> Bool {
-        defer { outputNeedsReopening = false }
-        return outputNeedsReopening
     }
 
     /// Makes `new` the waiting restart, replacing any: the replaced one's seeks are told `false`.

@@ -5,7 +5,7 @@ extension PlaybackEngine {
     enum DecoderStep {
         /// Drop what was decoded ahead and flush the output: a restart was taken up. `replaced` are the seek
         /// completions of one taken before and not carried out (to be told `false`); `reopensOutput` is true when
-        /// the output was reconnected since the stream was opened (the old stream is gone); `continuing` is the ring
+        /// the output was lost since the stream was opened (the old stream is gone); `continuing` is the ring
         /// frame the restarted audio continues, when it resumes what is being heard on the same stream; `number` is
         /// the restart's (``Restart/number``).
         case restart(replaced: [@Sendable (Bool) -> Void], reopensOutput: Bool, continuing: Int?, number: Int)
@@ -38,7 +38,7 @@ extension PlaybackEngine.State {
             timeline.removeAll()
             if !taken.keepsObservers { resetObserverProgress() }
             activity = .restarting(taken)
-            let reopensOutput = takeOutputReopening()
+            let reopensOutput = taken.reopensOutput
             return .restart(
                 replaced: replaced, reopensOutput: reopensOutput,
                 continuing: reopensOutput ? nil : taken.continuesRingFrame, number: taken.number)
