@@ -150,7 +150,7 @@ public final class Application: Sendable {
     }
 
     /// The state now, then each change of it, in order: also the changes no notification marks (suspended when the
-    /// last background task ends). Ends when removed with ``removeObserver(_:)`` or when the consumer goes. Any
+    /// last background task ends). Kept until its consumer goes (the stream is dropped or its task cancelled). Any
     /// thread.
     package func states() -> AsyncStream<ApplicationState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ApplicationState.self)
