@@ -303,7 +303,7 @@ struct BackgroundPolicyTests {
         let player = QueuePlayer(
             items: [PlayerItem(url: Fixtures.mp3("stereo-44k-5s"))], sink: sink, logger: quietLogger,
             application: application)
-        let policy = try #require(player.state.withLock { $0.backgroundPolicy })
+        let policy = try #require(player.registry.withLock { $0.backgroundPolicy })
         let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
         let observer = player.addPeriodicTimeObserver(
             forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()

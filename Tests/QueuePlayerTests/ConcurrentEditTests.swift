@@ -35,4 +35,21 @@ struct ConcurrentEditTests {
             #expect(positions.count == 5 && positions == positions.sorted())
         }
     }
+
+    @Test("two clients queueing the same item at once: it is queued once, every time")
+    func sameItemFromTwoThreads() {
+        // `insert(_:after:)` checks that the item is not queued and queues it in one transition: checked and queued
+        // apart, both threads saw it missing and queued it twice (most rounds of a run).
+        let player = QueuePlayer(sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        let rounds = 300
+        for _ in 0..<rounds {
+            let item = PlayerItem(url: Fixtures.mp3("join-1"))
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in player.insert(item, after: nil) }
+        }
+        let items = player.items()
+        player.shutdown()
+        #expect(items.count == rounds)
+        #expect(Set(items).count == rounds)
+        #expect(player.entryCount == rounds)
+    }
 }

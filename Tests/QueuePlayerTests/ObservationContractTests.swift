@@ -193,6 +193,6 @@ struct ObservationContractTests {
         }()
         await playToEnd(player)
         #expect(released.allSatisfy { $0() })
-        #expect(player.state.withLock { $0.items.isEmpty && $0.entryIDs.isEmpty })
+        #expect(player.read { $0.player.items.isEmpty && $0.player.entryIDs.isEmpty })
     }
 }

@@ -2,9 +2,9 @@
 ///
 /// A block runs on its own queue some time after its time fell due; with an unpaced sink the player may be items
 /// further on by then. While the block runs, ``QueuePlayer/currentItem``, ``QueuePlayer/currentTime()``,
-/// ``QueuePlayer/timeControlStatus``, ``QueuePlayer/reasonForWaitingToPlay`` and ``QueuePlayer/rate`` answer from
-/// this picture, so they agree with what the call reports (AVFoundation's contract, where the callback runs on the
-/// main queue that also changes the state).
+/// ``QueuePlayer/timeControlStatus``, ``QueuePlayer/reasonForWaitingToPlay``, ``QueuePlayer/rate`` and
+/// ``QueuePlayer/playbackState`` answer from this picture, so they agree with what the call reports (AVFoundation's
+/// contract, where the callback runs on the main queue that also changes the state).
 struct ObserverCall: Sendable {
     /// The player's state as the call fell due.
     struct PlayerView: Sendable {
@@ -14,6 +14,8 @@ struct ObserverCall: Sendable {
         let currentItem: PlayerItem?
         let rate: Float
         let reasonForWaitingToPlay: QueuePlayer.WaitingReason?
+        /// Stopped since the last play (``QueuePlayer/playbackState``).
+        let isStopped: Bool
     }
 
     /// The item time the call reports (for a current-item call, the new item's time).

@@ -11,28 +11,6 @@ extension PlaybackEngine {
         state.withLock { $0.firstInOrder }
     }
 
-    /// What ``QueuePlayer``'s properties derive from, read under one lock: the first entry queued, whether playback
-    /// is requested, and the output's condition. Any thread.
-    func playerReading() -> PlayerReading {
-        state.withLock { state in
-            let lostWith: AudioSinkError? =
-                if case .outputLost(let error, _, _) = state.phase { error } else { nil }
-            return PlayerReading(
-                firstQueued: state.firstInOrder, isPlaybackRequested: state.isPlaybackRequested,
-                outputError: lostWith, outputIsSuspended: state.outputIsSuspended)
-        }
-    }
-
-    /// One reading of the engine's state, for ``QueuePlayer``'s properties.
-    struct PlayerReading {
-        var firstQueued: QueueEntry?
-        var isPlaybackRequested: Bool
-        /// The error the output was lost with, while it is lost.
-        var outputError: AudioSinkError?
-        /// The sound server has suspended the output's device.
-        var outputIsSuspended: Bool
-    }
-
     /// The number of entries in ``queue()``, in constant time. Any thread.
     package func queuedCount() -> Int {
         state.withLock { $0.orderCount }

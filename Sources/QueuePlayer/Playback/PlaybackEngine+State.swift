@@ -117,6 +117,8 @@ extension PlaybackEngine {
         var timeObservers: [Int: ObserverProgress] = [:]
         /// The sink says the server suspended its device.
         var outputIsSuspended = false
+        /// The player's part: the items of the entries, the current item, what the transport was told.
+        var player = PlayerModel()
 
         /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
         /// otherwise the entries decoded, the playing one first, then `pending`.

@@ -40,8 +40,6 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     let logger: Logger
     let makeDecoder: DecoderFactory
     let state = Mutex<State>(State())
-    /// Held while the output is paused or resumed to match the phase (``matchOutputToPhase(knownPaused:)``).
-    let outputPauseSync = Mutex(())
     let eventContinuation: AsyncStream<PlaybackEvent>.Continuation
     /// Every ring frame before this one has been heard (a drain confirmed it) or never will be (it was discarded).
     let heardThroughFrame = Atomic<Int>(0)
@@ -179,7 +177,7 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Tells every periodic observer the current time (at start and stop), if an item is being heard.
-    private func reportCurrentTime() {
+    func reportCurrentTime() {
         let status = status()
         guard let item = status.current else { return }
         let time = MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
@@ -280,44 +278,12 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// What is being heard now.
     package func status() -> Status {
         let audible = audibleFrame()
-        return state.withLock { state in
-            let current = state.timeline.current
-            let elapsed = current.map { min(max(0, audible - $0.startFrame), $0.info?.frameCount ?? 0) } ?? 0
-            return Status(current: current?.info, elapsedFrames: elapsed, isPlaying: state.isPlaying)
-        }
-    }
-
-    /// Where playback will start when nothing is being heard (paused before the first play, cued, between items,
-    /// held at an item's end), or as soon as a skip, seek or cue is carried out (``status()`` still shows what was
-    /// heard until then). Nil while an item is heard with nothing waiting, and when the queue is empty.
-    package struct EntryStart: Sendable, Equatable {
-        /// The entry that plays first.
-        package var entry: QueueEntry
-        /// Its details, once the decoding thread has opened it; nil before (read them with the decoder if needed).
-        package var info: OpenedEntry?
-        /// The frame of the item playback starts at.
-        package var startFrame: Int
-        /// The rate ``startFrame`` counts at when it was given at another rate than the item may play at (a restored
-        /// position); nil: the rate the item plays at (``OpenedEntry/format``).
-        package var startRate: Int? = nil
+        return state.withLock { $0.status(audibleFrame: audible) }
     }
 
     /// The entry that plays next, and from where: see ``EntryStart``. Any thread; never waits.
     package func cuedStart() -> EntryStart? {
-        state.withLock { state in
-            if let restart = state.restart ?? state.restartUnderWay {
-                guard let entry = state.firstInOrder else { return nil }
-                // A seek in the item being heard: its details are known already.
-                let info = state.timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
-                return EntryStart(
-                    entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
-            }
-            guard state.timeline.current == nil else { return nil }
-            if let segment = state.timeline.playing {
-                return EntryStart(entry: segment.entry, info: segment.info, startFrame: segment.resumeFrame)
-            }
-            return state.order.first.map { EntryStart(entry: $0, info: nil, startFrame: 0) }
-        }
+        state.withLock { $0.cuedStart }
     }
 
     /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Time observers are
@@ -381,13 +347,15 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Pauses or resumes the output as the phase is now (playing or not), unless it is known to be so already
-    /// (`knownPaused`). The phase is read and the sink told under one lock: two threads pausing and playing at once
-    /// would otherwise tell the sink in the opposite order to their transitions, leaving a playing engine's output
-    /// paused (the soak found it). Any thread but the sink's.
+    /// (`knownPaused`). Threads carry out their actions outside the lock, so two threads pausing and playing at once
+    /// can reach the sink in the opposite order to their transitions: each thread tells the sink the phase, reads
+    /// the phase again and tells it again until they agree. So the last word the sink hears is the phase as it
+    /// stands, since a thread that changes the phase later tells the sink after that. Any thread but the sink's.
     func matchOutputToPhase(knownPaused: Bool? = nil) {
-        outputPauseSync.withLock { _ in
-            let paused = !state.withLock { $0.isPlaying }
-            if paused != knownPaused { sink.setPaused(paused) }
+        var told = knownPaused
+        while case let paused = !state.withLock({ $0.isPlaying }), paused != told {
+            sink.setPaused(paused)
+            told = paused
         }
     }
 

@@ -14,12 +14,12 @@ extension QueuePlayer {
 
     /// The item queued as `entry`, while it is queued or current. Any thread.
     public func item(for entry: QueueEntry) -> PlayerItem? {
-        state.withLock { $0.items[entry.id] }
+        read { $0.player.items[entry.id] }
     }
 
     /// The entry `item` is queued as, while it is queued or current. Any thread.
     public func entry(for item: PlayerItem) -> QueueEntry? {
-        state.withLock { $0.entry(for: item) }
+        read { $0.player.entry(for: item) }
     }
 
     /// Queues a new item for each of `urls` after `entry` (nil, or an entry no longer queued: at the end) and
@@ -27,32 +27,27 @@ extension QueuePlayer {
     /// (``PlayerItem/checkPlayable(_:)``) to refuse bad ones up front. Any thread.
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
-        command { insertItems(urls.map(PlayerItem.init(url:)), after: entry) }
+        let items = urls.map(PlayerItem.init(url:))
+        let audible = engine.audibleFrame()
+        return transition { state, effects in
+            state.insertItems(items, after: entry, audibleFrame: audible, into: &effects)
+        }
     }
 
     /// Queues the entries of a saved queue, keeping their ids (later entries get ids above them), with the first
     /// cued at `start` (in any timescale: it is converted to the rate the item plays at, exactly when they agree):
     /// ``play()`` starts there, announced as the item's start. The rate stays 0. Any thread.
     public func restore(_ entries: [QueueEntry], startingAt start: MediaTime) {
-        command {
-            engine.enqueue(restoring: entries)
-            state.withLock { state in
-                for entry in entries {
-                    let item = PlayerItem(path: entry.path)
-                    state.items[entry.id] = item
-                    state.entryIDs[ObjectIdentifier(item)] = entry.id
-                }
-            }
-            if start.isNumeric, start.value > 0 {
-                engine.cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
-            }
-        }
+        transition { state, effects in state.restore(entries, startingAt: start, into: &effects) }
     }
 
     /// Removes `entry`'s item (see ``remove(_:)-(PlayerItem)``); an entry no longer queued is ignored. Any thread.
     public func remove(_ entry: QueueEntry) {
-        guard let item = item(for: entry) else { return }
-        remove(item)
+        let audible = engine.audibleFrame()
+        transition { state, effects in
+            guard let item = state.player.items[entry.id] else { return }
+            state.removeItem(item, audibleFrame: audible, into: &effects)
+        }
     }
 
     /// Moves `entry` to `index` of ``entries()`` (clamped to the queue); moving the current entry away from the
@@ -60,25 +55,7 @@ extension QueuePlayer {
     /// Returns false when `entry` is not queued. Any thread.
     @discardableResult
     public func move(_ entry: QueueEntry, to index: Int) -> Bool {
-        command {
-            let first = engine.firstQueued()
-            guard engine.move(entry, to: index) else { return false }
-            // A new first entry is current at once, as after a skip.
-            if engine.firstQueued() != first { makeFirstQueuedItemCurrent() }
-            return true
-        }
-    }
-
-    /// Queues `items` after `entry` and maps each to its new entry.
-    @discardableResult
-    func insertItems(_ items: [PlayerItem], after entry: QueueEntry?) -> [QueueEntry] {
-        let entries = engine.insert(paths: items.map(\.path), after: entry)
-        state.withLock { state in
-            for (item, entry) in zip(items, entries) {
-                state.items[entry.id] = item
-                state.entryIDs[ObjectIdentifier(item)] = entry.id
-            }
-        }
-        return entries
+        let audible = engine.audibleFrame()
+        return transition { state, effects in state.moveEntry(entry, to: index, audibleFrame: audible, into: &effects) }
     }
 }

@@ -6,60 +6,42 @@ extension QueuePlayer {
         case .itemReady(let info):
             item(for: info.entry)?.markReady(info)
         case .itemStarted(let info):
-            // A command may have moved on since the start was heard (a skip, a move, a removal): the item it made
-            // current stays so. An item that is no longer queued but still known ended on its own, heard through
-            // to its end before this start was handled (a short item, or an unpaced sink): its end follows, and it
-            // is current until then.
-            if engine.firstQueued() == info.entry
-                || (item(for: info.entry) != nil && !engine.queue().contains(info.entry))
-            {
-                setCurrentItem(item(for: info.entry))
-            }
+            transition(isCommand: false) { state, _ in state.playerHeardStart(of: info.entry) }
         case .itemFinished(let entry):
-            remember(entry.url)
-            guard let item = item(for: entry) else { break }
-            item.noteTime(item.duration)
-            if actionAtItemEnd == .pause {
-                engine.pause()
+            let item = transition(isCommand: false) { state, effects in
+                state.playerHeardEnd(of: entry, finished: true, into: &effects)
             }
-            post(.didPlayToEndTime(item))
-            release(entry)
+            if let item {
+                item.noteTime(item.duration)
+                post(.didPlayToEndTime(item))
+                transition(isCommand: false) { state, _ in state.playerReleased(entry, failed: false) }
+            }
         case .itemFailed(let entry, let error):
-            remember(entry.url)
-            guard let item = item(for: entry) else { break }
-            item.markFailed(error)
-            post(.failedToPlayToEndTime(item, error))
-            release(entry)
-            // A current item that failed (reached by a skip or an edit) is never heard: the next one is current at
-            // once, as after a skip, so that the current item is always the first of items().
-            if actionAtItemEnd == .advance, state.withLock({ $0.currentItem === item }) {
-                makeFirstQueuedItemCurrent()
+            let item = transition(isCommand: false) { state, effects in
+                state.playerHeardEnd(of: entry, finished: false, into: &effects)
+            }
+            if let item {
+                item.markFailed(error)
+                post(.failedToPlayToEndTime(item, error))
+                transition(isCommand: false) { state, _ in state.playerReleased(entry, failed: true) }
             }
         case .queueFinished:
-            if actionAtItemEnd == .advance { setCurrentItem(nil) }
+            transition(isCommand: false) { state, _ in state.playerHeardQueueEnd() }
         case .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
             // The engine's state says so already; the property observers are told below.
             break
         }
         notifyPropertyObservers()
-        for continuation in state.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }
+        for continuation in registry.withLock({ Array($0.eventStreams.values) }) { continuation.yield(event) }
     }
 
-    /// Makes `item` current and tells the current-item observers and streams, each call made with the new picture.
-    func setCurrentItem(_ item: PlayerItem?) {
-        let (previous, observers, streams) = state.withLock { state in
-            defer { state.currentItem = item }
-            return (state.currentItem, Array(state.currentItemObservers.values), Array(state.currentItemStreams.values))
-        }
-        guard previous !== item else { return }
+    /// Tells the current-item observers and streams that `item` replaced `previous`, each call made with the
+    /// player's picture now.
+    func tellCurrentItemChange(from previous: PlayerItem?, to item: PlayerItem?) {
         previous?.attach(to: nil)
         item?.attach(to: self)
-        state.withLock { state in
-            // A previous item held at its end is let go now.
-            guard let held = state.heldEntryID, let previous, state.items[held] === previous else { return }
-            state.items[held] = nil
-            state.entryIDs[ObjectIdentifier(previous)] = nil
-            state.heldEntryID = nil
+        let (observers, streams) = registry.withLock {
+            (Array($0.currentItemObservers.values), Array($0.currentItemStreams.values))
         }
         let call = ObserverCall(time: .zero, view: liveView())
         for (gate, block) in observers { gate.run(call) { block(item) } }
@@ -68,7 +50,7 @@ extension QueuePlayer {
 
     /// Tells the notification observers and streams, each call made with the player's picture now.
     func post(_ notification: Notification) {
-        let (observers, streams) = state.withLock {
+        let (observers, streams) = registry.withLock {
             (Array($0.notificationObservers.values), Array($0.notificationStreams.values))
         }
         if !observers.isEmpty {

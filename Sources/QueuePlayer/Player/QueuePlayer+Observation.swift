@@ -56,7 +56,7 @@ extension QueuePlayer {
     public func addCurrentItemObserver(
         queue: DispatchQueue = .main, using block: @escaping @Sendable (PlayerItem?) -> Void
     ) -> ObserverToken {
-        state.withLock { state in
+        registry.withLock { state in
             defer { state.nextObserverID += 1 }
             state.currentItemObservers[state.nextObserverID] = (ObserverGate(queue: queue), block)
             return ObserverToken(id: state.nextObserverID, kind: .player)
@@ -92,7 +92,7 @@ extension QueuePlayer {
     public func addNotificationObserver(
         queue: DispatchQueue = .main, using block: @escaping @Sendable (Notification) -> Void
     ) -> ObserverToken {
-        state.withLock { state in
+        registry.withLock { state in
             defer { state.nextObserverID += 1 }
             state.notificationObservers[state.nextObserverID] = (ObserverGate(queue: queue), block)
             return ObserverToken(id: state.nextObserverID, kind: .player)
@@ -155,7 +155,7 @@ extension QueuePlayer {
         case .time:
             engine.removeTimeObserver(token)
         case .player:
-            let gates = state.withLock { state in
+            let gates = registry.withLock { state in
                 [
                     state.currentItemObservers.removeValue(forKey: token.id)?.0,
                     state.notificationObservers.removeValue(forKey: token.id)?.0,
@@ -167,7 +167,7 @@ extension QueuePlayer {
     }
 
     private func addPropertyObserver(_ observer: PropertyObserver) -> ObserverToken {
-        state.withLock { state in
+        registry.withLock { state in
             defer { state.nextObserverID += 1 }
             state.propertyObservers[state.nextObserverID] = observer
             return ObserverToken(id: state.nextObserverID, kind: .player)
@@ -179,7 +179,7 @@ extension QueuePlayer {
     /// the old current item after the new one (an observer saw join-1, join-2, join-1, join-2).
     func notifyPropertyObservers() {
         tellingPropertyObservers.withLock { _ in
-            let observers = state.withLock { Array($0.propertyObservers.values) }
+            let observers = registry.withLock { Array($0.propertyObservers.values) }
             guard !observers.isEmpty else { return }
             let call = ObserverCall(time: currentTime(), view: liveView())
             for observer in observers { observer.notify(self, call) }
@@ -187,17 +187,17 @@ extension QueuePlayer {
     }
 
     private func stream<Element>(
-        _ streams: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]>
+        _ streams: WritableKeyPath<Registry, [Int: AsyncStream<Element>.Continuation]>
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
-        let id = state.withLock { state in
+        let id = registry.withLock { state in
             defer { state.nextObserverID += 1 }
             state[keyPath: streams][state.nextObserverID] = continuation
             return state.nextObserverID
         }
         continuation.onTermination = { [weak self] _ in
             // Ids are unique across every kind of observer.
-            self?.state.withLock { state in
+            self?.registry.withLock { state in
                 state.currentItemStreams[id] = nil
                 state.notificationStreams[id] = nil
                 state.eventStreams[id] = nil

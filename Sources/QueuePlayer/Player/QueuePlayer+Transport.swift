@@ -18,52 +18,36 @@ extension QueuePlayer {
 
     /// Stopped, paused or playing (see ``PlaybackState``). Any thread.
     public var playbackState: PlaybackState {
-        guard !state.withLock({ $0.isStopped }), currentItem != nil else { return .stopped }
-        return rate != 0 ? .playing : .paused
+        let view = currentView()
+        guard !view.isStopped, view.currentItem != nil else { return .stopped }
+        return view.rate != 0 ? .playing : .paused
     }
 
     /// Pauses and moves the current item back to its start; ``playbackState`` is `.stopped` until ``play()``.
     /// Any thread.
     public func stop() {
-        command {
-            pause()
-            state.withLock { $0.isStopped = true }
-            restartCurrentItem(atFrame: 0, completion: nil)
-            currentItem?.noteTime(.zero)
-        }
+        transition { state, effects in state.stopPlayer(into: &effects) }
+        currentItem?.noteTime(.zero)
     }
 
     /// Goes back one item: the newest file of ``history()`` is queued before the current item and plays, and the
     /// current item follows it (from its start). With an empty history, the current item starts again; with an
     /// empty queue, the file is queued and played. Any thread.
     public func returnToPreviousItem() {
-        command {
-            guard let last = state.withLock({ $0.history.popLast() }) else {
-                restartCurrentItem(atFrame: 0, completion: nil)
-                return
-            }
-            guard let current = engine.firstQueued() else {
-                insertItems([PlayerItem(url: last)], after: nil)
-                play()
-                return
-            }
-            // Both queued before the skip, in one edit: the previous file may fail as soon as the skip lets the
-            // decoding thread at it, and the current item must not follow an entry that is already gone.
-            let currentItem = item(for: current) ?? PlayerItem(path: current.path)
-            insertItems([PlayerItem(url: last), currentItem], after: current)
-            skip(current)
-        }
+        let audible = engine.audibleFrame()
+        transition { state, effects in state.returnToPreviousItem(audibleFrame: audible, into: &effects) }
     }
 
     /// The files played to their end, failed or skipped, oldest first (at most ``historyLimit``): what
     /// ``returnToPreviousItem()`` goes back through. Any thread.
     public func history() -> [URL] {
-        state.withLock { $0.history }
+        read(\.player.history)
     }
 
     /// Replaces the history (restoring a saved one); only the newest ``historyLimit`` are kept. Any thread.
     public func restoreHistory(_ history: [URL]) {
-        state.withLock { $0.history = Array(history.suffix(Self.historyLimit)) }
+        let kept = Array(history.suffix(Self.historyLimit))
+        transition(isCommand: false) { state, _ in state.player.history = kept }
     }
 
     /// The current item, with its format, length and tags read from its file first when the player has not
@@ -82,14 +66,14 @@ extension QueuePlayer {
     /// Starts playback, unless the application is in the background without the `audio` mode (see
     /// ``BackgroundPlaybackPolicy/playUnlessBackgrounded()``): for a program that may start backgrounded. Any thread.
     public func playUnlessBackgrounded() {
-        state.withLock { $0.backgroundPolicy }?.playUnlessBackgrounded()
+        registry.withLock { $0.backgroundPolicy }?.playUnlessBackgrounded()
     }
 
     /// Stops playback for good and closes the output; every ``playbackEvents()`` sequence finishes. The player
     /// answers getters afterwards but plays no more. Safe to call twice; any thread.
     public func shutdown() {
         engine.shutdown()
-        let streams = state.withLock { state in
+        let streams = registry.withLock { state in
             defer { state.eventStreams = [:] }
             return Array(state.eventStreams.values)
         }
@@ -97,42 +81,6 @@ extension QueuePlayer {
     }
 
     // MARK: Internals the transport shares
-
-    /// Adds `url` to the history, dropping the oldest beyond the limit.
-    func remember(_ url: URL) {
-        state.withLock { state in
-            state.history.append(url)
-            if state.history.count > Self.historyLimit { state.history.removeFirst() }
-        }
-    }
-
-    /// Starts the current item again at `frame`: a seek when it is being heard, a cue when it is not yet (so that
-    /// its start is still announced when playback reaches it; `completion` is then told `true` at once). Returns
-    /// false, having told `completion`, when nothing is queued.
-    @discardableResult
-    func restartCurrentItem(atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?) -> Bool {
-        let isHeard = engine.cuedStart() == nil && engine.status().current != nil
-        if isHeard { return engine.seek(toFrame: frame, completion: completion) }
-        guard engine.firstQueued() != nil else {
-            completion?(false)
-            return false
-        }
-        engine.cue(startFrame: frame)
-        completion?(true)
-        return true
-    }
-
-    /// The current item while it is held at its end (``actionAtItemEnd`` `.pause` or `.none`).
-    func heldItem() -> PlayerItem? {
-        state.withLock { Self.heldItem(in: $0) }
-    }
-
-    static func heldItem(in state: State) -> PlayerItem? {
-        guard let held = state.heldEntryID, let current = state.currentItem, state.items[held] === current else {
-            return nil
-        }
-        return current
-    }
 
     /// `item`'s sample rate, reading its file first if the player has not opened it; nil when it cannot be read.
     func loadedSampleRate(_ item: PlayerItem) -> Int? {

@@ -59,21 +59,13 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     let engine: PlaybackEngine
     let logger: Logger
-    let state = Mutex(State())
+    /// Who is told what: observers, streams and the background policy. The player's state itself is the engine's
+    /// (`PlaybackEngine/State/player`).
+    let registry = Mutex(Registry())
     /// Held while property observers are told, so that a picture taken earlier is never told after a later one.
     let tellingPropertyObservers = Mutex(())
 
-    struct State {
-        /// The items of the entries queued, and of the current item: nothing else is kept.
-        var items: [Int: PlayerItem] = [:]
-        /// The entry id of each item in ``items``: its entry is that id and the item's path.
-        var entryIDs: [ObjectIdentifier: Int] = [:]
-        var currentItem: PlayerItem?
-        /// The entry of a current item held at its end after it finished: released once another item is current.
-        var heldEntryID: Int?
-        var actionAtItemEnd = ActionAtItemEnd.advance
-        /// Counts the commands given, so that an observer call's picture goes stale once its block gives one.
-        var commandCount = 0
+    struct Registry {
         var nextObserverID = 1
         var currentItemObservers: [Int: (ObserverGate, @Sendable (PlayerItem?) -> Void)] = [:]
         var notificationObservers: [Int: (ObserverGate, @Sendable (Notification) -> Void)] = [:]
@@ -82,15 +74,6 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         var notificationStreams: [Int: AsyncStream<Notification>.Continuation] = [:]
         var eventStreams: [Int: AsyncStream<PlaybackEvent>.Continuation] = [:]
         var backgroundPolicy: BackgroundPlaybackPolicy?
-        /// True from ``QueuePlayer/stop()`` until the next ``QueuePlayer/play()``.
-        var isStopped = false
-        /// The files finished, failed or skipped, oldest first, at most ``QueuePlayer/historyLimit``.
-        var history: [URL] = []
-
-        /// The entry `item` is queued as, while it is queued or current.
-        func entry(for item: PlayerItem) -> QueueEntry? {
-            entryIDs[ObjectIdentifier(item)].map { QueueEntry(id: $0, path: item.path) }
-        }
     }
 
     /// Creates a player that plays `items` through a PulseAudio or PipeWire server, paused until ``play()``. It
@@ -118,22 +101,41 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         engine = PlaybackEngine(sink: sink, logger: logger)
         self.logger = logger
         engine.listen { [weak self] event in self?.handle(event) }
-        for item in items where canInsert(item, after: nil) {
-            insert(item, after: nil)
-        }
+        for item in items { insert(item, after: nil) }
         let policy = BackgroundPlaybackPolicy(player: self, application: application)
-        state.withLock { $0.backgroundPolicy = policy }
+        registry.withLock { $0.backgroundPolicy = policy }
     }
 
     deinit {
         engine.shutdown()
     }
 
-    /// Runs a command: observer pictures taken before it go stale, and property observers hear what it changed.
-    func command<Result>(_ body: () -> Result) -> Result {
-        state.withLock { $0.commandCount += 1 }
-        defer { notifyPropertyObservers() }
-        return body()
+    /// Runs one of the player's transitions (PlayerTransitions.swift) on the engine's state, under its lock, then
+    /// does what it left, in order: the engine's actions, the time report of a pause, the seeks a cue took, and a
+    /// change of the current item, told to its observers. A command (`isCommand`) also makes observer pictures taken
+    /// before it stale, and property observers hear what it changed.
+    @discardableResult
+    func transition<Result: Sendable>(
+        isCommand: Bool = true, _ body: (inout PlaybackEngine.State, inout PlayerEffects) -> Result
+    ) -> Result {
+        let (result, effects, previous, current) = engine.state.withLock { state in
+            if isCommand { state.player.commandCount += 1 }
+            let previous = state.player.currentItem
+            var effects = PlayerEffects()
+            let result = body(&state, &effects)
+            return (result, effects, previous, state.player.currentItem)
+        }
+        engine.carryOut(effects.actions)
+        if effects.reportsTime { engine.reportCurrentTime() }
+        for completion in effects.cuedSeeks { completion(true) }
+        if previous !== current { tellCurrentItemChange(from: previous, to: current) }
+        if isCommand { notifyPropertyObservers() }
+        return result
+    }
+
+    /// Reads the engine's state, the player's part with it, in one lock acquisition.
+    func read<Result: Sendable>(_ body: (PlaybackEngine.State) -> Result) -> Result {
+        engine.state.withLock { body($0) }
     }
 
     // MARK: The queue
@@ -143,15 +145,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// The queued items, the current one first (also when it is held at its end).
     public func items() -> [PlayerItem] {
-        let order = engine.queue()
-        return state.withLock { state in
-            let queued = order.compactMap { state.items[$0.id] }
-            guard let current = state.currentItem, !queued.contains(current),
-                let entry = state.entry(for: current), !order.contains(entry),
-                state.actionAtItemEnd != .advance
-            else { return queued }
-            return [current] + queued
-        }
+        read(\.playerItems)
     }
 
     /// True when `item` is not queued already and `after` (nil: the end) is queued.
@@ -162,117 +156,53 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Queues `item` after `after` (nil: at the end). Does nothing when ``canInsert(_:after:)`` is false.
     public func insert(_ item: PlayerItem, after: PlayerItem?) {
-        guard canInsert(item, after: after) else { return }
-        command {
-            _ = insertItems([item], after: after.flatMap(entry(for:)))
-        }
+        let audible = engine.audibleFrame()
+        transition { state, effects in state.insertItem(item, after: after, audibleFrame: audible, into: &effects) }
     }
 
     /// Removes `item` from the queue; removing the current item plays the next one.
     public func remove(_ item: PlayerItem) {
-        guard let entry = state.withLock({ $0.entry(for: item) }) else { return }
-        command {
-            if state.withLock({ $0.currentItem === item }), !engine.queue().contains(entry) {
-                // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
-                engine.advanceToNextItem()
-                if engine.firstQueued() == nil { setCurrentItem(nil) }
-            } else {
-                let wasCurrent = engine.firstQueued() == entry
-                engine.remove(entry)
-                if wasCurrent {
-                    release(entry)
-                    makeFirstQueuedItemCurrent()
-                    return
-                }
-            }
-            release(entry)
-        }
+        let audible = engine.audibleFrame()
+        transition { state, effects in state.removeItem(item, audibleFrame: audible, into: &effects) }
     }
 
     /// Empties the queue; the current item becomes nil at once (its observers are told now).
     public func removeAllItems() {
-        command {
-            engine.removeAll()
-            state.withLock { state in
-                state.items = [:]
-                state.entryIDs = [:]
-                state.heldEntryID = nil
-            }
-            setCurrentItem(nil)
-        }
+        transition { state, effects in state.removeAllItems(into: &effects) }
     }
 
     /// Ends the current item and plays the next one. The item left goes into the ``history()``.
     public func advanceToNextItem() {
-        command {
-            guard let left = engine.firstQueued() else { return }
-            remember(left.url)
-            skip(left)
-        }
-    }
-
-    /// Moves past `left`, the first entry, without remembering it.
-    func skip(_ left: QueueEntry) {
-        engine.advanceToNextItem()
-        // The item left posts no end: it is let go here, and the next one is current at once, as in AVFoundation.
-        if !engine.queue().contains(left) { release(left) }
-        makeFirstQueuedItemCurrent()
-    }
-
-    /// Makes the item of the first queued entry current (nil with an empty queue), after a command left the
-    /// current one.
-    func makeFirstQueuedItemCurrent() {
-        setCurrentItem(engine.firstQueued().flatMap(item(for:)))
-    }
-
-    /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
-    /// itself stays current (and held at its end, when it is) until the next one starts.
-    func release(_ entry: QueueEntry) {
-        state.withLock { state in
-            guard let item = state.items.removeValue(forKey: entry.id) else { return }
-            if state.currentItem === item, state.actionAtItemEnd != .advance {
-                // Held at its end: items() still lists it, through its entry, until it stops being current.
-                state.items[entry.id] = item
-                state.heldEntryID = entry.id
-                return
-            }
-            // The item may be queued again under a new entry (``returnToPreviousItem()``): that one stays.
-            if state.entryIDs[ObjectIdentifier(item)] == entry.id {
-                state.entryIDs[ObjectIdentifier(item)] = nil
-            }
-        }
+        transition { state, effects in state.advancePlayer(into: &effects) }
     }
 
     // MARK: Playback
 
     /// Sets the rate to 1.
     public func play() {
-        command {
-            state.withLock { $0.isStopped = false }
-            engine.play()
-        }
+        // Reported before playback starts, so the time is where it starts.
+        engine.reportCurrentTime()
+        transition { state, effects in state.playPlayer(into: &effects) }
     }
 
     /// Prepares the first play, as AVPlayer's `preroll(atRate:)` does: the current item and the output open,
     /// paused, and decoding runs ahead, so that ``play()`` is heard at once. The rate stays 0 and nothing is heard.
     /// Does nothing once playing has started. Any thread.
     public func preroll() {
-        command { engine.preroll() }
+        transition { state, effects in effects.actions += state.preroll() }
     }
 
     /// Sets the rate to 0.
     public func pause() {
-        command {
-            engine.pause()
-            currentItem?.noteTime(currentTime())
-        }
+        transition { state, effects in state.pausePlayer(into: &effects) }
+        currentItem?.noteTime(currentTime())
     }
 
     /// Whether playback paused for entering the background resumes on return to the foreground (off by default,
     /// as on iOS).
     public var resumesAfterBackground: Bool {
-        get { state.withLock { $0.backgroundPolicy?.resumesOnForeground ?? false } }
-        set { state.withLock { $0.backgroundPolicy?.resumesOnForeground = newValue } }
+        get { registry.withLock { $0.backgroundPolicy?.resumesOnForeground ?? false } }
+        set { registry.withLock { $0.backgroundPolicy?.resumesOnForeground = newValue } }
     }
 
     /// 0 (paused) or 1 (playing). Setting another value is refused: the rate stays as it was and the logger is told
@@ -300,13 +230,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// What happens when the current item ends; `.advance` by default. Any thread.
     public var actionAtItemEnd: ActionAtItemEnd {
-        get { state.withLock { $0.actionAtItemEnd } }
-        set {
-            command {
-                state.withLock { $0.actionAtItemEnd = newValue }
-                engine.holdsAtItemEnd = newValue != .advance
-            }
-        }
+        get { read(\.player.actionAtItemEnd) }
+        set { transition { state, effects in state.setActionAtItemEnd(newValue, into: &effects) } }
     }
 
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
@@ -343,19 +268,15 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         if let call = ObserverCall.current, ObserverCall.view(of: self, commandCount: commandCount) != nil {
             return call.time
         }
-        if let held = heldItem() { return held.duration.isNumeric ? held.duration : .zero }
-        if let cue = engine.cuedStart(), let current = currentItem, entry(for: current) == cue.entry {
-            // The current item is not being heard (paused before it started, cued, or a seek is under way).
-            guard cue.startFrame > 0 else { return .zero }
-            let sampleRate =
-                cue.startRate ?? cue.info?.format.sampleRate ?? item(for: cue.entry).flatMap(loadedSampleRate)
-            return sampleRate.map { MediaTime(value: Int64(cue.startFrame), timescale: Int32($0)) } ?? .zero
+        let audible = engine.audibleFrame()
+        switch read({ $0.playerTime(audibleFrame: audible) }) {
+        case .known(let time):
+            return time
+        case .cued(let item, let frame):
+            // Cued in an item not opened yet: its rate is read from its file.
+            let rate = item.flatMap(loadedSampleRate)
+            return rate.map { MediaTime(value: Int64(frame), timescale: Int32($0)) } ?? .zero
         }
-        let status = engine.status()
-        guard let item = status.current else {
-            return state.withLock { $0.currentItem }.map { $0.duration.isNumeric ? $0.duration : .zero } ?? .zero
-        }
-        return MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(item.format.sampleRate))
     }
 
     /// Moves the current item to `time`. With zero tolerances (the default) the position is sample-exact; wider
@@ -370,23 +291,27 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         let completion = completionHandler.map { handler in
             { @Sendable (finished: Bool) in queue.async { handler(finished) } }
         }
-        return command {
-            guard time.isNumeric, let rate = currentItem.flatMap(loadedSampleRate),
-                case let frames = time.convertScale(Int32(rate)), frames.isNumeric
-            else {
-                completion?(false)
-                return false
-            }
-            // Told `completion` itself, refused or not.
-            guard restartCurrentItem(atFrame: Int(clamping: max(0, frames.value)), completion: completion) else {
-                return false
-            }
-            if let item = currentItem {
-                item.noteTime(time)
-                post(.timeJumped(item))
-            }
-            return true
+        // The rate is read first (from the file, for an item not opened yet); the seek applies only if its item is
+        // still current when it is carried out.
+        guard time.isNumeric, let item = liveView().currentItem, let rate = loadedSampleRate(item),
+            case let frames = time.convertScale(Int32(rate)), frames.isNumeric
+        else {
+            transition { _, _ in }
+            completion?(false)
+            return false
         }
+        let accepted = transition { state, effects in
+            guard state.shownCurrentItem === item else {
+                effects.actions.append(.failSeeks(completion.map { [$0] } ?? []))
+                return false
+            }
+            let frame = Int(clamping: max(0, frames.value))
+            return state.restartCurrentItem(atFrame: frame, completion: completion, into: &effects)
+        }
+        guard accepted else { return false }
+        item.noteTime(time)
+        post(.timeJumped(item))
+        return true
     }
 
     /// Moves the current item to `time` (sample-exact) and returns once playback restarted there: `true`, or
@@ -399,40 +324,33 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     // MARK: The picture observers see
 
-    private var commandCount: Int { state.withLock { $0.commandCount } }
+    private var commandCount: Int { read(\.player.commandCount) }
 
     /// Inside one of this player's observer calls, the picture it was made with; otherwise the player as it is.
     func currentView() -> ObserverCall.PlayerView {
         ObserverCall.view(of: self, commandCount: commandCount) ?? liveView()
     }
 
-    /// The player as it is now; `entry`, when given, names the item the picture is of (a time's item).
+    /// The player as it is now, from one reading of the engine's state; `entry`, when given, names the item the
+    /// picture is of (a time's item).
     func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
-        let engineState = engine.playerReading()
-        let first = engineState.firstQueued
-        let rate: Float = engineState.isPlaybackRequested ? 1 : 0
-        return state.withLock { state in
-            let current: PlayerItem?
-            if let entry, let item = state.items[entry.id] {
-                current = item
-            } else if let held = Self.heldItem(in: state) {
-                current = held
-            } else {
-                current = state.currentItem ?? first.flatMap { state.items[$0.id] }
-            }
+        let player = ObjectIdentifier(self)
+        return read { state in
+            let current = entry.flatMap { state.player.items[$0.id] } ?? state.shownCurrentItem
+            let rate: Float = state.isPlaybackRequested ? 1 : 0
             var reason: WaitingReason?
             if rate != 0 {
-                if let error = engineState.outputError {
+                if let error = state.outputError {
                     reason = .outputUnavailable(error)
-                } else if engineState.outputIsSuspended {
+                } else if state.outputIsSuspended {
                     reason = .outputSuspended
-                } else if current == nil, first == nil {
+                } else if current == nil, state.firstInOrder == nil {
                     reason = .noItemToPlay
                 }
             }
             return ObserverCall.PlayerView(
-                player: ObjectIdentifier(self), commandCount: state.commandCount, currentItem: current,
-                rate: rate, reasonForWaitingToPlay: reason)
+                player: player, commandCount: state.player.commandCount, currentItem: current, rate: rate,
+                reasonForWaitingToPlay: reason, isStopped: state.player.isStopped)
         }
     }
 }

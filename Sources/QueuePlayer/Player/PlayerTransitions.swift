@@ -1,0 +1,245 @@
+import FoundationEssentials
+
+/// What a player transition leaves to be done once the engine's lock is released: the engine's actions, in order,
+/// then what only the player does (telling observers). A change of the current item is found by comparing the model
+/// before and after, so no transition reports it.
+struct PlayerEffects {
+    var actions: [PlaybackEngine.Action] = []
+    /// Playback paused: the periodic time observers are told the time it paused at.
+    var reportsTime = false
+    /// Seeks that took effect as a cue (nothing was being heard yet): told `true` at once.
+    var cuedSeeks: [@Sendable (Bool) -> Void] = []
+}
+
+/// The player's commands and its part of each event, as transitions of the engine's one state: each reads and
+/// changes the queue, the phase and the ``PlayerModel`` in one step under the engine's lock, and returns its work as
+/// ``PlayerEffects``.
+extension PlaybackEngine.State {
+    /// The queued items, the current one first (also when it is held at its end).
+    var playerItems: [PlayerItem] {
+        let order = order
+        let queued = order.compactMap { player.items[$0.id] }
+        guard let current = player.currentItem, !queued.contains(current),
+            let entry = player.entry(for: current), !order.contains(entry),
+            player.actionAtItemEnd != .advance
+        else { return queued }
+        return [current] + queued
+    }
+
+    /// The item the player shows as current: the held one, the one made current, or the first queued one's.
+    var shownCurrentItem: PlayerItem? {
+        player.heldItem ?? player.currentItem ?? firstInOrder.flatMap { player.items[$0.id] }
+    }
+
+    /// The current item's audible time, or where it is cued when its rate must be read from its file first.
+    enum PlayerTime: Sendable {
+        case known(MediaTime)
+        /// Cued at `frame` of `item`, which has not been opened: its rate is not known yet.
+        case cued(PlayerItem?, frame: Int)
+    }
+
+    /// The current item's time (see `QueuePlayer/currentTime()`), given the ring frame heard now.
+    func playerTime(audibleFrame audible: Int) -> PlayerTime {
+        func length(_ item: PlayerItem) -> MediaTime { item.duration.isNumeric ? item.duration : .zero }
+        if let held = player.heldItem { return .known(length(held)) }
+        if let cue = cuedStart, let current = shownCurrentItem, player.entry(for: current) == cue.entry {
+            // The current item is not being heard (paused before it started, cued, or a seek is under way).
+            guard cue.startFrame > 0 else { return .known(.zero) }
+            guard let rate = cue.startRate ?? cue.info?.format.sampleRate else {
+                return .cued(player.items[cue.entry.id], frame: cue.startFrame)
+            }
+            return .known(MediaTime(value: Int64(cue.startFrame), timescale: Int32(rate)))
+        }
+        let status = status(audibleFrame: audible)
+        guard let heard = status.current else { return .known(player.currentItem.map(length) ?? .zero) }
+        return .known(MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(heard.format.sampleRate)))
+    }
+
+    /// Makes the item of the first queued entry current (nil with an empty queue), after a command left the
+    /// current one.
+    mutating func makeFirstQueuedItemCurrent() {
+        player.makeCurrent(firstInOrder.flatMap { player.items[$0.id] })
+    }
+
+    // MARK: Commands
+
+    /// Queues `items` after `entry` (nil, or an entry no longer queued: at the end) and returns their entries.
+    mutating func insertItems(
+        _ items: [PlayerItem], after entry: QueueEntry?, audibleFrame audible: Int, into effects: inout PlayerEffects
+    ) -> [QueueEntry] {
+        let (entries, actions) = insert(items.map(\.path), after: entry, audibleFrame: audible)
+        effects.actions += actions
+        player.register(items, as: entries)
+        return entries
+    }
+
+    /// Queues `item` after `after` (nil: at the end) unless it is queued already or `after` is not.
+    mutating func insertItem(
+        _ item: PlayerItem, after: PlayerItem?, audibleFrame audible: Int, into effects: inout PlayerEffects
+    ) {
+        let queued = Set(playerItems)
+        guard !queued.contains(item), after.map(queued.contains) ?? true else { return }
+        _ = insertItems([item], after: after.flatMap(player.entry(for:)), audibleFrame: audible, into: &effects)
+    }
+
+    /// Removes `item`; removing the current item plays the next one.
+    mutating func removeItem(_ item: PlayerItem, audibleFrame audible: Int, into effects: inout PlayerEffects) {
+        guard let entry = player.entry(for: item) else { return }
+        if player.currentItem === item, !order.contains(entry) {
+            // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
+            effects.actions += advanceToNextItem()
+            if firstInOrder == nil { player.makeCurrent(nil) }
+        } else {
+            let wasCurrent = firstInOrder == entry
+            effects.actions += remove(entry, audibleFrame: audible)
+            if wasCurrent {
+                player.release(entry)
+                makeFirstQueuedItemCurrent()
+                return
+            }
+        }
+        player.release(entry)
+    }
+
+    /// Empties the queue; the current item becomes nil.
+    mutating func removeAllItems(into effects: inout PlayerEffects) {
+        effects.actions += removeAll()
+        player.forgetQueue()
+        player.makeCurrent(nil)
+    }
+
+    /// Leaves the first entry for the next, remembering its file.
+    mutating func advancePlayer(into effects: inout PlayerEffects) {
+        guard let left = firstInOrder else { return }
+        player.remember(left.url)
+        skip(left, into: &effects)
+    }
+
+    /// Moves past `left`, the first entry, without remembering it. The item left posts no end: it is let go here,
+    /// and the next one is current at once, as in AVFoundation.
+    mutating func skip(_ left: QueueEntry, into effects: inout PlayerEffects) {
+        effects.actions += advanceToNextItem()
+        if !order.contains(left) { player.release(left) }
+        makeFirstQueuedItemCurrent()
+    }
+
+    /// Moves `entry` to `index`; a new first entry is current at once, as after a skip.
+    mutating func moveEntry(
+        _ entry: QueueEntry, to index: Int, audibleFrame audible: Int, into effects: inout PlayerEffects
+    ) -> Bool {
+        let first = firstInOrder
+        let (moved, actions) = move(entry, to: index, audibleFrame: audible)
+        effects.actions += actions
+        if moved, firstInOrder != first { makeFirstQueuedItemCurrent() }
+        return moved
+    }
+
+    /// Queues the entries of a saved queue with their ids, the first cued at `start`.
+    mutating func restore(_ entries: [QueueEntry], startingAt start: MediaTime, into effects: inout PlayerEffects) {
+        effects.actions += enqueue(restoring: entries)
+        player.register(entries.map { PlayerItem(path: $0.path) }, as: entries)
+        if start.isNumeric, start.value > 0 {
+            effects.actions += cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
+        }
+    }
+
+    /// Rate 1; a stop is over.
+    mutating func playPlayer(into effects: inout PlayerEffects) {
+        player.isStopped = false
+        effects.actions += play()
+    }
+
+    /// Rate 0.
+    mutating func pausePlayer(into effects: inout PlayerEffects) {
+        effects.actions += pause()
+        effects.reportsTime = true
+    }
+
+    /// Rate 0, the current item back at its start, and stopped until the next play.
+    mutating func stopPlayer(into effects: inout PlayerEffects) {
+        pausePlayer(into: &effects)
+        player.isStopped = true
+        _ = restartCurrentItem(atFrame: 0, completion: nil, into: &effects)
+    }
+
+    /// Goes back one file of the history (see `QueuePlayer/returnToPreviousItem()`).
+    mutating func returnToPreviousItem(audibleFrame audible: Int, into effects: inout PlayerEffects) {
+        guard let last = player.history.popLast() else {
+            _ = restartCurrentItem(atFrame: 0, completion: nil, into: &effects)
+            return
+        }
+        guard let current = firstInOrder else {
+            _ = insertItems([PlayerItem(url: last)], after: nil, audibleFrame: audible, into: &effects)
+            playPlayer(into: &effects)
+            return
+        }
+        // Both queued before the skip, in one edit: the current item must not follow an entry that is already gone.
+        let currentItem = player.items[current.id] ?? PlayerItem(path: current.path)
+        _ = insertItems([PlayerItem(url: last), currentItem], after: current, audibleFrame: audible, into: &effects)
+        skip(current, into: &effects)
+    }
+
+    /// Sets what happens at an item's end: the decoding thread holds there unless it is `.advance`.
+    mutating func setActionAtItemEnd(_ action: QueuePlayer.ActionAtItemEnd, into effects: inout PlayerEffects) {
+        player.actionAtItemEnd = action
+        effects.actions += setHoldsAtItemEnd(action != .advance)
+    }
+
+    /// Starts the current item again at `frame`: a seek when it is being heard, a cue when it is not yet (so that
+    /// its start is still announced when playback reaches it; `completion` is then told `true` at once). False,
+    /// with `completion` told so, when nothing is queued.
+    mutating func restartCurrentItem(
+        atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?, into effects: inout PlayerEffects
+    ) -> Bool {
+        if cuedStart == nil, timeline.current != nil {
+            let (accepted, actions) = seek(toFrame: frame, completion: completion)
+            effects.actions += actions
+            return accepted
+        }
+        guard firstInOrder != nil else {
+            effects.actions.append(.failSeeks(completion.map { [$0] } ?? []))
+            return false
+        }
+        effects.actions += cue(startFrame: frame)
+        effects.cuedSeeks += completion.map { [$0] } ?? []
+        return true
+    }
+
+    // MARK: Events
+
+    /// An item was first heard. A command may have moved on since (a skip, a move, a removal): the item it made
+    /// current stays so. An item that is no longer queued but still known ended on its own, heard through to its
+    /// end before this start was handled (a short item, or an unpaced sink): its end follows, and it is current
+    /// until then.
+    mutating func playerHeardStart(of entry: QueueEntry) {
+        let item = player.items[entry.id]
+        if firstInOrder == entry || (item != nil && !order.contains(entry)) { player.makeCurrent(item) }
+    }
+
+    /// An item was heard to its end, or failed: its file joins the history; returns its item, if still known.
+    /// Under `.pause`, a finished item pauses the player.
+    mutating func playerHeardEnd(
+        of entry: QueueEntry, finished: Bool, into effects: inout PlayerEffects
+    ) -> PlayerItem? {
+        player.remember(entry.url)
+        guard let item = player.items[entry.id] else { return nil }
+        if finished, player.actionAtItemEnd == .pause { pausePlayer(into: &effects) }
+        return item
+    }
+
+    /// After an item's end was told: the item is let go. A current item that failed (reached by a skip or an edit)
+    /// is never heard: the next one is current at once, as after a skip, so that the current item is always the
+    /// first of the queue.
+    mutating func playerReleased(_ entry: QueueEntry, failed: Bool) {
+        let item = player.items[entry.id]
+        player.release(entry)
+        if failed, player.actionAtItemEnd == .advance, let item, player.currentItem === item {
+            makeFirstQueuedItemCurrent()
+        }
+    }
+
+    /// Everything queued was heard: with `.advance`, nothing is current any more.
+    mutating func playerHeardQueueEnd() {
+        if player.actionAtItemEnd == .advance { player.makeCurrent(nil) }
+    }
+}
