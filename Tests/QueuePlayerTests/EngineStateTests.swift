@@ -201,6 +201,38 @@ struct EngineStateTests {
         #expect(!state.queueIsDone)
     }
 
+    @Test("the end of the queue is reported once: a hold toggle, a cue or a lost output keep it; emptying clears it")
+    func queueEndIsReportedOnce() {
+        var state = Self.state(in: .playing)
+        _ = state.removeAll()
+        /// The decoding thread carries out what waits and settles idle; true when the event thread then reports an
+        /// end.
+        func settleAndReport(_ state: inout State) -> Bool {
+            while true {
+                switch state.nextDecoderStep() {
+                case .finishWriting:
+                    #expect(state.settleIdle().isIdle)
+                    return state.queueIsDone && state.takeQueueFinished()
+                case .restart, .open, .waitForOutput:
+                    continue
+                }
+            }
+        }
+        #expect(settleAndReport(&state), "the emptied queue is done")
+        #expect(state.activity.name == "idle, end reported")
+        _ = state.setHoldsAtItemEnd(true)
+        #expect(!settleAndReport(&state), "a hold toggle wakes the thread but changes nothing queued")
+        _ = state.cue(startFrame: 100)
+        #expect(!settleAndReport(&state), "a cue on an empty queue changes nothing queued")
+        _ = state.outputFailed(Self.failure)
+        _ = state.resumePoint(audibleFrame: 0)
+        _ = state.outputRestored()
+        #expect(!settleAndReport(&state), "a recovered output changes nothing queued")
+        _ = state.cue(startFrame: 100)
+        _ = state.removeAll()
+        #expect(settleAndReport(&state), "emptying the queue again is a new end, also after a cue that waits")
+    }
+
     @Test("a seek leads the next opening: its frame, no second start, its completion told once opened")
     func seekLeadsTheNextOpening() throws {
         var state = Self.state(in: .playing)

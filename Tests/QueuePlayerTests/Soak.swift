@@ -94,9 +94,9 @@ struct Soak {
             }
             let expected = model.picture
             while !player.engine.hasPostedEventsDue || player.soakPicture != expected {
-                // Each event and each change says when to look again; the short timeout only bounds one missed.
-                _ = playerChanged.wait(timeout: min(deadline, .now() + .milliseconds(200)))
-                guard DispatchTime.now() < deadline else {
+                // Each event the player handles and each change it shows says when to look again: a signal missed
+                // is a defect, which the deadline reports.
+                guard playerChanged.wait(timeout: deadline) == .success else {
                     throw fail(
                         "\(what): the player shows \(describe(player.soakPicture)), the model \(describe(expected))")
                 }

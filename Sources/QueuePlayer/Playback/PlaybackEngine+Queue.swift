@@ -92,7 +92,7 @@ extension PlaybackEngine.State {
         order.insert(entry, at: min(max(0, index), order.count))
         if from == 0 || index <= 0, order.first != timeline.playing?.entry {
             pending = order
-            queueFinishedReported = false
+            forgetQueueEndReport()
             return (true, restart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil)))
         }
         return (true, [.failSeeks(reorder(to: order, audibleFrame: audible)), .wakeDecoder])
@@ -103,7 +103,7 @@ extension PlaybackEngine.State {
     /// heard, and everything after it is decoded again. Returns the seek completions of a restart it replaced.
     mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) -> [@Sendable (Bool) -> Void] {
         var replaced: [@Sendable (Bool) -> Void] = []
-        defer { queueFinishedReported = false }
+        defer { forgetQueueEndReport() }
         let decoded = timeline.entries + (opening.map { [$0] } ?? [])
         if let waiting = restart {
             // A restart already waits: `pending` is the whole order; keep its start if it still applies.

@@ -34,7 +34,9 @@ extension PlaybackEngine {
         /// The threads have not started, or the decoding thread has not looked at the queue yet.
         case notStarted
         /// Everything queued has been decoded: the ring's end is marked and the thread waits for entries.
-        case idle
+        /// `endReported` once the event thread has reported the end of the queue (once per end: a change of the
+        /// queue clears it, a cue or an output recovery keeps it through their restart).
+        case idle(endReported: Bool)
         /// A skip, seek, cue, edit or recovery was taken up: what was decoded ahead is dropped and the output
         /// flushed. The restart's start frame and seek completions go to the next entry opened.
         case restarting(Restart)
@@ -55,7 +57,7 @@ extension PlaybackEngine {
         var name: String {
             switch self {
             case .notStarted: "not started"
-            case .idle: "idle"
+            case .idle(let endReported): endReported ? "idle, end reported" : "idle"
             case .restarting: "restarting"
             case .opening: "opening"
             case .decoding: "decoding"
@@ -98,7 +100,6 @@ extension PlaybackEngine {
         var timeline = PlaybackTimeline()
         var phase = Phase.idle
         var activity = Activity.notStarted
-        var queueFinishedReported = false
         /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
         var restart: Restart?
         /// The number of the newest restart asked for, and of the last one the decoding thread carried out (what
@@ -141,11 +142,38 @@ extension PlaybackEngine {
         mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
             let replaced = restart?.completions ?? []
             let reopensOutput = restart?.reopensOutput ?? false
+            let keepsQueueEndReport = new.keepsQueueEndReport && queueEndIsReported
             newestRestartNumber += 1
             restart = new
             restart?.number = newestRestartNumber
+            restart?.keepsQueueEndReport = keepsQueueEndReport
             if reopensOutput { restart?.reopensOutput = true }
             return replaced
+        }
+
+        /// True when the end of the queue as it stands has been reported: idle with the end reported, or a restart
+        /// waiting or under way that keeps such a report.
+        var queueEndIsReported: Bool {
+            if let restart { return restart.keepsQueueEndReport }
+            switch activity {
+            case .idle(let endReported): return endReported
+            case .restarting(let taken): return taken.keepsQueueEndReport
+            default: return false
+            }
+        }
+
+        /// The queue changed: its end, once reached, is reported again.
+        mutating func forgetQueueEndReport() {
+            restart?.keepsQueueEndReport = false
+            switch activity {
+            case .idle(endReported: true):
+                activity = .idle(endReported: false)
+            case .restarting(var taken) where taken.keepsQueueEndReport:
+                taken.keepsQueueEndReport = false
+                activity = .restarting(taken)
+            default:
+                break
+            }
         }
 
         /// True when no restart waits or is under way: every skip, seek, cue or edit asked for has taken effect.
@@ -210,6 +238,10 @@ extension PlaybackEngine {
         /// one when it carries this restart out. Set when the output fails; a restart that replaces this one keeps
         /// it.
         var reopensOutput = false
+        /// A cue or an output recovery, which change nothing queued: when the queue's end was reported already,
+        /// the restart keeps that (``State/queueEndIsReported``), so the end is not reported twice. Set from the
+        /// state when the restart is made.
+        var keepsQueueEndReport = false
         /// Told `true` once playback has been set up again from the new position, or `false` if another skip,
         /// seek or edit replaced this one first.
         var completions: [@Sendable (Bool) -> Void] = []
@@ -288,7 +320,7 @@ extension PlaybackEngine.State {
         let entries = newEntries(for: paths)
         guard !phase.isFinal else { return (entries, []) }
         pending.append(contentsOf: entries)
-        queueFinishedReported = false
+        forgetQueueEndReport()
         return (entries, [.wakeDecoder])
     }
 
@@ -297,7 +329,7 @@ extension PlaybackEngine.State {
         nextEntryID = max(nextEntryID, (entries.map(\.id).max() ?? 0) + 1)
         guard !phase.isFinal else { return [] }
         pending.append(contentsOf: entries)
-        queueFinishedReported = false
+        forgetQueueEndReport()
         return [.wakeDecoder]
     }
 
@@ -306,7 +338,8 @@ extension PlaybackEngine.State {
     mutating func cue(startFrame frame: Int, countedAt rate: Int? = nil) -> [Action] {
         guard !phase.isFinal else { return [] }
         pending = order
-        return restart(with: Restart(startFrame: max(0, frame), startRate: rate, resumes: nil))
+        return restart(
+            with: Restart(startFrame: max(0, frame), startRate: rate, resumes: nil, keepsQueueEndReport: true))
     }
 
     /// Plays the first entry of the order from `frame`; false (and the completion told so) with an empty queue.
@@ -314,7 +347,7 @@ extension PlaybackEngine.State {
         let completions = completion.map { [$0] } ?? []
         guard !phase.isFinal, let playing = order.first else { return (false, [.failSeeks(completions)]) }
         pending = order
-        queueFinishedReported = false
+        forgetQueueEndReport()
         let restart = Restart(startFrame: max(0, frame), resumes: playing, completions: completions)
         return (true, self.restart(with: restart))
     }
@@ -330,7 +363,7 @@ extension PlaybackEngine.State {
         let order = order
         guard !order.isEmpty else { return [] }
         pending = Array(order.dropFirst())
-        queueFinishedReported = false
+        forgetQueueEndReport()
         return restart(with: Restart(startFrame: 0, resumes: nil))
     }
 
@@ -338,7 +371,7 @@ extension PlaybackEngine.State {
     mutating func removeAll() -> [Action] {
         guard !phase.isFinal else { return [] }
         pending = []
-        queueFinishedReported = false
+        forgetQueueEndReport()
         return restart(with: Restart(startFrame: 0, resumes: nil))
     }
 
@@ -385,7 +418,7 @@ extension PlaybackEngine.State {
         if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
             return Restart(
                 startFrame: playing.resumeFrame, startRate: playing.info?.format.sampleRate, resumes: playing.entry,
-                keepsObservers: true)
+                keepsObservers: true, keepsQueueEndReport: true)
         }
         switch activity {
         case .restarting(let taken):
@@ -397,7 +430,7 @@ extension PlaybackEngine.State {
             activity = .opening(entry, led: moved)
             return led
         default:
-            return Restart(startFrame: 0, resumes: nil, keepsObservers: true)
+            return Restart(startFrame: 0, resumes: nil, keepsObservers: true, keepsQueueEndReport: true)
         }
     }
 

@@ -56,8 +56,9 @@ extension PlaybackEngine.State {
     mutating func settleIdle() -> (isIdle: Bool, unfinished: SeekCompletions) {
         guard pending.isEmpty, restart == nil, !phase.isOutputLost else { return (false, []) }
         var unfinished: SeekCompletions = []
+        let endReported = queueEndIsReported
         if case .restarting(let taken) = activity { unfinished = taken.completions }
-        activity = .idle
+        activity = .idle(endReported: endReported)
         return (true, unfinished)
     }
 
@@ -112,14 +113,14 @@ extension PlaybackEngine.State {
     /// True when everything queued has been decoded and heard (the event thread then drains and reports the end),
     /// and the end has not been reported since the queue last changed.
     var queueIsDone: Bool {
-        guard case .idle = activity else { return false }
-        return timeline.isEmpty && pending.isEmpty && !queueFinishedReported
+        guard case .idle(endReported: false) = activity else { return false }
+        return timeline.isEmpty && pending.isEmpty
     }
 
     /// The event thread has drained the output: true once per end of queue, if the queue is still done.
     mutating func takeQueueFinished() -> Bool {
-        guard case .idle = activity, pending.isEmpty, !queueFinishedReported else { return false }
-        queueFinishedReported = true
+        guard case .idle(endReported: false) = activity, pending.isEmpty else { return false }
+        activity = .idle(endReported: true)
         return true
     }
 }
