@@ -1,22 +1,35 @@
 import FoundationEssentials
 import Logging
 
-/// Turns the command line's ITEM arguments into the files to queue.
+/// Turns ITEM arguments (the command line's, or a client's `add`, `insert` and `open`) into the files to queue.
 package enum ItemPaths {
+    /// The files to queue, and what gave nothing to queue, each naming its folder, playlist or entry.
+    package struct Expansion: Sendable, Equatable {
+        package var files: [URL] = []
+        package var problems: [String] = []
+    }
+
     /// Files stay as given (a missing or bad one is queued anyway, so that it fails alone, in its place, with a
     /// message naming it). Folders become their MP3 files, searched recursively, in name order with numbers
-    /// compared by value ("2" before "10"). A folder with no MP3 is reported and contributes nothing.
-    package static func expand(_ arguments: [String], logger: Logger) -> [URL] {
-        arguments.flatMap { argument -> [URL] in
+    /// compared by value ("2" before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`)
+    /// become their entries, in their order; one that cannot be read, is HLS or lists nothing is a problem, and so
+    /// is each network entry (QueuePlayer plays local files).
+    package static func expand(_ arguments: [String]) -> Expansion {
+        arguments.reduce(into: Expansion()) { expansion, argument in
             let url = URL(fileURLWithPath: argument)
             var isDirectory = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory
-            else { return [url] }
-            let files = mp3Files(in: url)
-            if files.isEmpty {
-                logger.warning("\(url.path): this folder holds no .mp3 files; nothing from it was queued")
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            if exists, isDirectory {
+                let files = mp3Files(in: url)
+                if files.isEmpty {
+                    expansion.problems.append("\(url.path): this folder holds no .mp3 files")
+                }
+                expansion.files += files
+            } else if exists, Playlist.format(ofPath: url.path) != nil {
+                expansion.add(playlistAt: url.path)
+            } else {
+                expansion.files.append(url)
             }
-            return files
         }
     }
 
@@ -25,6 +38,24 @@ package enum ItemPaths {
         let relativePaths = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
             .filter { $0.lowercased().hasSuffix(".mp3") }
         return NaturalOrder.sorted(relativePaths).map { URL(fileURLWithPath: base).appendingPathComponent($0) }
+    }
+}
+
+extension ItemPaths.Expansion {
+    /// Adds the playlist's local entries, and a problem for the playlist or for each network entry.
+    mutating func add(playlistAt path: String) {
+        do {
+            for entry in try Playlist.entries(ofFileAt: path) {
+                guard entry.isFileURL else {
+                    problems.append(
+                        "\(path): \(entry.absoluteString) is a network stream, and QueuePlayer plays local files")
+                    continue
+                }
+                files.append(entry)
+            }
+        } catch {
+            problems.append("\(error)")
+        }
     }
 }
 

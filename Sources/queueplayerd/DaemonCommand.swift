@@ -87,7 +87,7 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
 
-    @Argument(help: ArgumentHelp("MP3 files or folders to play.", valueName: "item"))
+    @Argument(help: ArgumentHelp("MP3 files, folders or playlists (.m3u, .m3u8, .pls) to play.", valueName: "item"))
     var items: [String] = []
 
     func validate() throws {
@@ -206,7 +206,9 @@ struct DaemonCommand: AsyncParsableCommand {
     /// Queues the ITEMs, or with none restores the saved queue. Returns true when a saved queue was restored.
     private func fillQueue(_ player: QueuePlayer, controller: PlayerController, logger: Logger) -> Bool {
         guard items.isEmpty else {
-            player.insert(ItemPaths.expand(items, logger: logger), after: nil)
+            let expansion = ItemPaths.expand(items)
+            for problem in expansion.problems { logger.warning("\(problem); not queued") }
+            player.insert(expansion.files, after: nil)
             return false
         }
         if controller.restore() { return true }

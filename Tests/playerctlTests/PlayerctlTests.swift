@@ -113,6 +113,54 @@ struct PlayerctlDaemonTests {
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
     }
 
+    @Test("playlists queue their entries in order; HLS, empty lists and network entries are refused by name")
+    func playlists() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qp-lists-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (source, name) in [("join-1", "a.mp3"), ("join-2", "sub/b.mp3"), ("join-3", "c.mp3")] {
+            try FileManager.default.copyItem(at: Fixtures.mp3(source), to: folder.appendingPathComponent(name))
+        }
+        func write(_ name: String, _ text: String) throws -> String {
+            let url = folder.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        let m3u = try write("list.m3u", "#EXTM3U\r\n#EXTINF:1,A\r\na.mp3\r\nsub/b.mp3\r\nhttp://127.0.0.1/stream\r\n")
+        let pls = try write("more.pls", "[playlist]\nFile2=\(folder.path)/a.mp3\nFile1=c.mp3\nNumberOfEntries=2\n")
+        let hls = try write("live.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment.ts\n")
+        let empty = try write("empty.pls", "[playlist]\nNumberOfEntries=0\n")
+
+        // On the command line, each playlist's entries take its place; what gives nothing is logged, the rest plays.
+        let result = await playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", m3u, pls, hls)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(playedFiles(result.standardError) == ["a.mp3", "b.mp3", "c.mp3", "a.mp3"])
+        #expect(result.standardError.contains("\(m3u): http://127.0.0.1/stream is a network stream"))
+        #expect(result.standardError.contains("\(hls): is an HLS playlist"))
+
+        // A client's add is refused as a whole, naming the playlist and the problem.
+        let socket = privateSocket("lists")
+        let daemon = try RunningDaemon(["--sink", "null", "--socket", socket])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { _ in true } != nil, "the daemon answers: \(states.history)")
+        let refusals = [(hls, "is an HLS playlist"), (empty, "lists nothing to play"), (m3u, "network stream")]
+        for (list, problem) in refusals {
+            let refused = await control(socket, "add", list)
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains("\(list): "), "\(refused.standardError)")
+            #expect(refused.standardError.contains(problem) && refused.standardError.contains("nothing was queued"))
+        }
+        #expect(await ask(socket, "queue").isEmpty)
+        #expect(await control(socket, "add", pls).status == 0)
+        let queued = await ask(socket, "queue").split(separator: "\n").map {
+            URL(fileURLWithPath: String($0)).lastPathComponent
+        }
+        #expect(queued == ["c.mp3", "a.mp3"])
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+    }
+
     @Test(
         "with no server yet, the daemon says so, answers commands, and plays once one starts",
         arguments: PulseServer.Kind.allCases)

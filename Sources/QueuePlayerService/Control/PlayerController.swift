@@ -379,14 +379,19 @@ package final class PlayerController: Sendable {
         player.play()
     }
 
-    /// The files `items` name (folders expanded), each checked to be a readable MP3; or an error naming the first
-    /// that is missing, unreadable or not MP3, with nothing queued.
+    /// The files `items` name (folders and playlists expanded), each checked to be a readable MP3; or an error naming
+    /// the first that is missing, unreadable or not MP3, or a folder or playlist that gave nothing, with nothing
+    /// queued.
     private func checkedFiles(_ items: [String], command: String) throws(ControlError) -> [URL] {
         guard !items.isEmpty else { throw ControlError("\(command): give at least one file or folder") }
         if let missing = items.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
             throw ControlError("\(command): no such file or folder: \(missing) (nothing was queued)")
         }
-        let files = ItemPaths.expand(items, logger: logger)
+        let expansion = ItemPaths.expand(items)
+        if let problem = expansion.problems.first {
+            throw ControlError("\(command): \(problem) (nothing was queued)")
+        }
+        let files = expansion.files
         guard !files.isEmpty else {
             throw ControlError("\(command): \(items.joined(separator: ", ")) holds no .mp3 files (nothing was queued)")
         }

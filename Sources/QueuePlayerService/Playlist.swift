@@ -1,0 +1,105 @@
+import FoundationEssentials
+
+/// A playlist file, as music collections and radio stations hand them out: M3U and M3U8 (one path or URL per line,
+/// `#` lines are comments such as `#EXTM3U` and `#EXTINF`) and PLS (an INI-style `[playlist]` with `File1=`,
+/// `File2=`, …). HLS playlists (M3U8 with `#EXT-X-` tags: segments of an adaptive stream) are refused. Pure
+/// functions, for any thread.
+package enum Playlist {
+    /// The playlist kinds, told by the file's extension.
+    package enum Format: Sendable, Equatable {
+        case m3u
+        case pls
+    }
+
+    /// Why a playlist gave nothing to queue: it names the playlist and says what to do.
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The playlist's path.
+        package let path: String
+        /// What is wrong, and what to do about it.
+        package let reason: String
+
+        package var description: String { "\(path): \(reason)" }
+    }
+
+    /// The format of the file at `path` by its extension (`.m3u`, `.m3u8`, `.pls`, any case), or nil for another
+    /// file.
+    package static func format(ofPath path: String) -> Format? {
+        switch path.split(separator: ".").last?.lowercased() {
+        case "m3u", "m3u8": .m3u
+        case "pls": .pls
+        default: nil
+        }
+    }
+
+    /// The entries of the playlist at `path`, in its order: paths resolved against the playlist's folder,
+    /// `file://` URIs as files, network URLs as they are. Throws when the file cannot be read, is HLS, or lists
+    /// nothing.
+    package static func entries(ofFileAt path: String) throws(Failure) -> [URL] {
+        guard let format = format(ofPath: path) else {
+            throw Failure(path: path, reason: "not a playlist (.m3u, .m3u8 or .pls)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(path: path, reason: "cannot be read; check that it exists and that you may read it")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return try entries(in: text(of: data), format: format, relativeTo: folder, path: path)
+    }
+
+    /// The entries of a playlist's `text` (see ``entries(ofFileAt:)``); `path` names it in errors.
+    package static func entries(
+        in text: String, format: Format, relativeTo folder: URL, path: String
+    ) throws(Failure) -> [URL] {
+        let lines = text.split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces.union(["\u{FEFF}"]))
+        }
+        let references: [String]
+        switch format {
+        case .m3u:
+            if lines.contains(where: { $0.hasPrefix("#EXT-X-") }) {
+                throw Failure(
+                    path: path,
+                    reason: "is an HLS playlist (the segments of an adaptive stream), which QueuePlayer does not "
+                        + "play; give the station's direct MP3 stream or a plain .m3u instead")
+            }
+            references = lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        case .pls:
+            references = plsFiles(lines)
+        }
+        guard !references.isEmpty else {
+            let expected = format == .m3u ? "a path or URL per line" : "File1=, File2=, … entries"
+            throw Failure(path: path, reason: "lists nothing to play; expected \(expected)")
+        }
+        return references.map { resolve($0, relativeTo: folder) }
+    }
+
+    /// The values of a PLS's `FileN=` keys (any case), in the order of N: stations number them, and the lines need
+    /// not be in that order.
+    private static func plsFiles(_ lines: [String]) -> [String] {
+        let numbered = lines.compactMap { line -> (Int, String)? in
+            guard let equals = line.firstIndex(of: "="), line.lowercased().hasPrefix("file"),
+                let number = Int(line[line.index(line.startIndex, offsetBy: 4)..<equals])
+            else { return nil }
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : (number, value)
+        }
+        return numbered.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// A reference as a URL: one with a scheme as it is (`file://` becomes a file URL), an absolute path as a file,
+    /// and a relative path against `folder`.
+    private static func resolve(_ reference: String, relativeTo folder: URL) -> URL {
+        if reference.contains("://"), let url = URL(string: reference), url.scheme != nil {
+            return url.isFileURL ? URL(fileURLWithPath: url.path) : url
+        }
+        if reference.hasPrefix("/") { return URL(fileURLWithPath: reference) }
+        return folder.appendingPathComponent(reference).standardizedFileURL
+    }
+
+    /// The playlist's text: UTF-8 when it is valid UTF-8 (a byte order mark is trimmed with the whitespace), otherwise
+    /// Latin-1, which old `.m3u` files use (every byte is a character there, so nothing is lost or garbled).
+    private static func text(of data: Data) -> String {
+        let bytes = [UInt8](data)
+        if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+}
