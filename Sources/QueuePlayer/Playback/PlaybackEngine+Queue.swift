@@ -6,11 +6,6 @@ extension PlaybackEngine {
         state.withLock { $0.order }
     }
 
-    /// The first entry of ``queue()``, in constant time. Any thread.
-    package func firstQueued() -> QueueEntry? {
-        state.withLock { $0.firstInOrder }
-    }
-
     /// The number of entries in ``queue()``, in constant time. Any thread.
     package func queuedCount() -> Int {
         state.withLock { $0.orderCount }

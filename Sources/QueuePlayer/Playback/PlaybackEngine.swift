@@ -250,14 +250,6 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
         sink.setGain(gain)
     }
 
-    /// When true, playback stops at the end of each item, with nothing of the next one decoded or heard, until
-    /// ``advanceToNextItem()`` (or an edit or seek) moves on; after the last item the queue simply ends. When false
-    /// (the default), items follow each other with no gap. Turning it off releases a hold. Any thread.
-    package var holdsAtItemEnd: Bool {
-        get { state.withLock { $0.holdsAtItemEnd } }
-        set { carryOut(state.withLock { $0.setHoldsAtItemEnd(newValue) }) }
-    }
-
     /// Plays the first entry of ``queue()`` (the item being heard, or the one about to be) from `frame` (0-based,
     /// sample-exact; past the end, the item ends at once), dropping what was decoded ahead and flushing the output.
     /// Returns false when the queue is empty. `completion` (on the decoding thread; keep it short) is told `true` once
