@@ -9,14 +9,19 @@ package enum ItemPaths {
         package var problems: [String] = []
     }
 
-    /// Files stay as given (a missing or bad one is queued anyway, so that it fails alone, in its place, with a
-    /// message naming it). Folders become their MP3 files, searched recursively, in name order with numbers
-    /// compared by value ("2" before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`)
-    /// become their entries, in their order; one that cannot be read, is HLS or lists nothing is a problem, and so
-    /// is each network entry (QueuePlayer plays local files).
+    /// Files and `http`/`https` URLs stay as given (a missing or bad one is queued anyway, so that it fails alone,
+    /// in its place, with a message naming it); a `file://` URI is its file; a URL of another scheme is a problem.
+    /// Folders become their MP3 files, searched recursively, in name order with numbers compared by value ("2"
+    /// before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`) become their entries, in
+    /// their order; one that cannot be read, is HLS or lists nothing is a problem, and so is each entry of a scheme
+    /// other than `http` and `https`.
     package static func expand(_ arguments: [String]) -> Expansion {
         arguments.reduce(into: Expansion()) { expansion, argument in
-            let url = URL(fileURLWithPath: argument)
+            guard let url = expansion.location(argument) else { return }
+            if url.isRemoteItem {
+                expansion.files.append(url)
+                return
+            }
             var isDirectory = false
             let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
             if exists, isDirectory {
@@ -42,13 +47,24 @@ package enum ItemPaths {
 }
 
 extension ItemPaths.Expansion {
-    /// Adds the playlist's local entries, and a problem for the playlist or for each network entry.
+    /// The file or remote item `argument` names: a path, a `file://` URI, or an `http` or `https` URL. Nil, with a
+    /// problem noted, for a URL of another scheme.
+    mutating func location(_ argument: String) -> URL? {
+        guard argument.contains("://") else { return URL(fileURLWithPath: argument) }
+        if let url = URL(string: argument), url.isFileURL || url.isRemoteItem {
+            return url.isFileURL ? URL(fileURLWithPath: url.path) : url
+        }
+        problems.append("\(argument): only files and http or https URLs can be played")
+        return nil
+    }
+
+    /// Adds the playlist's entries (files and remote items), and a problem for the playlist or for each entry of
+    /// another scheme.
     mutating func add(playlistAt path: String) {
         do {
             for entry in try Playlist.entries(ofFileAt: path) {
-                guard entry.isFileURL else {
-                    problems.append(
-                        "\(path): \(entry.absoluteString) is a network stream, and QueuePlayer plays local files")
+                guard entry.isFileURL || entry.isRemoteItem else {
+                    problems.append("\(path): \(entry.absoluteString): only files and http or https URLs can be played")
                     continue
                 }
                 files.append(entry)

@@ -85,6 +85,15 @@ struct MPRISTests {
         #expect(await standardPlayerctl(bus, "open", Fixtures.mp3("join-2").absoluteString).status == 0)
         #expect(await states.first { $0.isOn("join-2") && $0.plays() } != nil, "\(states.history)")
         #expect(await standardPlayerctl(bus, "metadata", "title").standardOutput == "join-2.mp3\n")
+        // A podcast episode by URL, as a desktop's "open with" hands it over.
+        let web = try await HTTPTestServer(routes: [
+            "/episode.mp3": HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
+        ])
+        let episode = web.url("/episode.mp3").absoluteString
+        #expect(await standardPlayerctl(bus, "open", episode).status == 0)
+        #expect(await states.first { $0.current?.url == episode && $0.plays() } != nil, "\(states.history)")
+        #expect(await standardPlayerctl(bus, "metadata", "xesam:url").standardOutput == episode + "\n")
+        #expect(await standardPlayerctl(bus, "metadata", "title").standardOutput == "episode.mp3\n")
 
         // TrackList: add after the current item, see it in Tracks and in the queue, then remove it.
         let current =
@@ -121,6 +130,7 @@ struct MPRISTests {
 
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
+        try await web.stop()
         #expect(longestInnerSilence(recording.finish()) > 44_100 / 2, "the pause was not silent on the monitor")
     }
 

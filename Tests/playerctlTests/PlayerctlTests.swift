@@ -113,8 +113,12 @@ struct PlayerctlDaemonTests {
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
     }
 
-    @Test("playlists queue their entries in order; HLS, empty lists and network entries are refused by name")
+    @Test("playlists queue their entries in order, files and URLs; HLS, empty lists and other schemes are refused")
     func playlists() async throws {
+        let server = try await HTTPTestServer(routes: [
+            "/remote.mp3": HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-3"))))
+        ])
+        let remote = server.url("/remote.mp3").absoluteString
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qp-lists-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
@@ -127,16 +131,18 @@ struct PlayerctlDaemonTests {
             try Data(text.utf8).write(to: url)
             return url.path
         }
-        let m3u = try write("list.m3u", "#EXTM3U\r\n#EXTINF:1,A\r\na.mp3\r\nsub/b.mp3\r\nhttp://127.0.0.1/stream\r\n")
+        let m3u = try write("list.m3u", "#EXTM3U\r\n#EXTINF:1,A\r\na.mp3\r\nsub/b.mp3\r\n\(remote)\r\n")
+        let rtsp = try write("rtsp.m3u", "a.mp3\nrtsp://127.0.0.1/stream\n")
         let pls = try write("more.pls", "[playlist]\nFile2=\(folder.path)/a.mp3\nFile1=c.mp3\nNumberOfEntries=2\n")
         let hls = try write("live.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment.ts\n")
         let empty = try write("empty.pls", "[playlist]\nNumberOfEntries=0\n")
 
         // On the command line, each playlist's entries take its place; what gives nothing is logged, the rest plays.
-        let result = await playerctl("daemon", "--sink", "null", "--unpaced", "--exit-when-empty", m3u, pls, hls)
+        let result = await playerctl(
+            "daemon", "--sink", "null", "--unpaced", "--exit-when-empty", m3u, pls, hls, rtsp)
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(playedFiles(result.standardError) == ["a.mp3", "b.mp3", "c.mp3", "a.mp3"])
-        #expect(result.standardError.contains("\(m3u): http://127.0.0.1/stream is a network stream"))
+        #expect(playedFiles(result.standardError) == ["a.mp3", "b.mp3", "remote.mp3", "c.mp3", "a.mp3", "a.mp3"])
+        #expect(result.standardError.contains("\(rtsp): rtsp://127.0.0.1/stream: only files and http or https URLs"))
         #expect(result.standardError.contains("\(hls): is an HLS playlist"))
 
         // A client's add is refused as a whole, naming the playlist and the problem.
@@ -144,7 +150,7 @@ struct PlayerctlDaemonTests {
         let daemon = try RunningDaemon(["--sink", "null", "--socket", socket])
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { _ in true } != nil, "the daemon answers: \(states.history)")
-        let refusals = [(hls, "is an HLS playlist"), (empty, "lists nothing to play"), (m3u, "network stream")]
+        let refusals = [(hls, "is an HLS playlist"), (empty, "lists nothing to play"), (rtsp, "http or https URLs")]
         for (list, problem) in refusals {
             let refused = await control(socket, "add", list)
             #expect(refused.status != 0)
@@ -152,13 +158,13 @@ struct PlayerctlDaemonTests {
             #expect(refused.standardError.contains(problem) && refused.standardError.contains("nothing was queued"))
         }
         #expect(await ask(socket, "queue").isEmpty)
-        #expect(await control(socket, "add", pls).status == 0)
-        let queued = await ask(socket, "queue").split(separator: "\n").map {
-            URL(fileURLWithPath: String($0)).lastPathComponent
-        }
-        #expect(queued == ["c.mp3", "a.mp3"])
+        #expect(await control(socket, "add", pls, remote).status == 0)
+        let queued = await ask(socket, "queue").split(separator: "\n").compactMap { $0.split(separator: "\t").last }
+        #expect(queued == ["\(folder.path)/c.mp3", "\(folder.path)/a.mp3", "\(remote)"])
+        #expect(await control(socket, "add", "ftp://127.0.0.1/a.mp3").standardError.contains("only files and http"))
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
+        try await server.stop()
     }
 
     @Test(

@@ -12,7 +12,7 @@ import Glibc
 /// every copy out of it stays within the bytes the last `pread` filled, and every copy into the caller's memory stays
 /// within the `count` the caller gave. Threading: one thread at a time (libmpg123 calls it on the thread that uses
 /// the handle); not `Sendable`.
-final class BufferedFileReader {
+final class BufferedFileReader: ByteSource {
     /// How much one refill reads.
     static let bufferBytes = 65_536
 
@@ -30,6 +30,9 @@ final class BufferedFileReader {
         guard descriptor >= 0 else { return nil }
         buffer = .allocate(byteCount: Self.bufferBytes, alignment: 16)
     }
+
+    /// A file's failures are told by `errno`.
+    var failure: DecoderError? { nil }
 
     deinit {
         close(descriptor)

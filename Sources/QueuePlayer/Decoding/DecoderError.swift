@@ -8,7 +8,7 @@ public struct DecoderError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case fileNotFound, unreadable, empty, notMPEGAudio, truncated, decodingFailed, seekOutOfRange
-            case libraryFailure
+            case libraryFailure, networkFailure, serverRefused, unsupportedStream, interrupted
         }
 
         private let kind: Kind
@@ -29,13 +29,23 @@ public struct DecoderError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let seekOutOfRange = Code(kind: .seekOutOfRange)
         /// libmpg123 itself could not be set up (out of memory, unsupported build).
         public static let libraryFailure = Code(kind: .libraryFailure)
+        /// A remote item's server could not be reached (name lookup, connection, TLS), or its connection was lost
+        /// and did not come back.
+        public static let networkFailure = Code(kind: .networkFailure)
+        /// A remote item's server answered with an error status (404, 500, ...).
+        public static let serverRefused = Code(kind: .serverRefused)
+        /// A remote item this player cannot play yet: a live stream, whose length is not known.
+        public static let unsupportedStream = Code(kind: .unsupportedStream)
+        /// A wait for a remote item's bytes was cut short because the player needed its decoding thread; the
+        /// player opens the item again. Never reported as an item's failure.
+        static let interrupted = Code(kind: .interrupted)
 
         public var description: String { String(describing: kind) }
     }
 
     /// The kind of failure.
     public let code: Code
-    /// The file the failure concerns.
+    /// The file, or the remote item's `http` or `https` URL, that the failure concerns.
     public let url: URL
     /// What went wrong, in words, including what libmpg123 said where it said something.
     public let reason: String
@@ -49,5 +59,5 @@ public struct DecoderError: Error, Hashable, Sendable, CustomStringConvertible {
         self.suggestion = suggestion
     }
 
-    public var description: String { "\(url.path): \(reason). \(suggestion)" }
+    public var description: String { "\(url.itemLocation): \(reason). \(suggestion)" }
 }

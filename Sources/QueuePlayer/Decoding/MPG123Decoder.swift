@@ -3,19 +3,21 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// Decodes a local MP3 (MPEG-1, 2 and 2.5 layer III, and layers I and II) with libmpg123.
+/// Decodes an MP3 (MPEG-1, 2 and 2.5 layer III, and layers I and II) with libmpg123: a local file, or a file on an
+/// `http` or `https` server, fetched as it plays (``HTTPByteSource``).
 ///
 /// - Gapless: LAME/Xing encoder delay and padding are removed, so a 5.000 s item at 44.1 kHz is 220,500 frames.
-/// - Exact length before the first frame: from the LAME/Xing header, or (for files without one) from a scan of the
-///   whole file at open, so ``frameCount`` is exact for VBR too.
+/// - Exact length before the first frame: from the LAME/Xing header, or (for local files without one) from a scan of
+///   the whole file at open, so ``frameCount`` is exact for VBR too. A remote file without the header is not
+///   scanned (that would fetch all of it first): its length is libmpg123's estimate from its size.
 /// - Mono items are delivered as stereo (libmpg123 duplicates the channel), in Float32 at the file's own rate.
 /// - Garbage between frames is skipped (libmpg123 resynchronises); each skip is logged as a warning naming the
 ///   file and the byte offset, and counted in ``skippedBytes``.
 ///
 /// This is the only file that imports libmpg123, and the unsafe pointers below are libmpg123's own buffers: the
 /// frame pointer returned by `mpg123_decode_frame` stays valid until the next call on the same handle, and the
-/// handle is used by one thread at a time (the type is not `Sendable`). The file is read through a
-/// ``BufferedFileReader`` that the handle owns (see ``open(_:on:)``).
+/// handle is used by one thread at a time (the type is not `Sendable`). The bytes are read through a ``ByteSource``
+/// that the handle owns (see ``open(_:reading:on:)``).
 package final class MPG123Decoder: AudioDecoder {
     /// The file being decoded.
     package let url: URL
@@ -30,6 +32,7 @@ package final class MPG123Decoder: AudioDecoder {
     package private(set) var skippedBytes = 0
 
     private let handle: OpaquePointer
+    private let source: any ByteSource
     private let logger: Logger
     /// False when the length came from a scan of the file itself, which a cut can no longer contradict.
     private var checksTruncation = true
@@ -38,14 +41,30 @@ package final class MPG123Decoder: AudioDecoder {
     private var framesDelivered = 0
     private var expectedStreamOffset: Int?
 
-    /// Opens and scans `url`. Throws a ``DecoderError`` naming the file when it is missing, unreadable, empty or
-    /// not MPEG audio. `logger` receives resync warnings.
-    package init(url: URL, logger: Logger) throws(DecoderError) {
-        self.url = url
-        self.logger = logger
-        try Self.checkReadableFile(url)
+    /// Opens a local file at `url` (scanning it when it has no LAME header), with `logger` receiving resync
+    /// warnings. See ``init(url:context:)``.
+    package convenience init(url: URL, logger: Logger) throws(DecoderError) {
+        try self.init(url: url, context: DecoderContext(logger: logger))
+    }
 
-        handle = try Self.openHandle(url)
+    /// Opens `url`: a local file (scanned when it has no LAME header), or a remote one, whose server is asked for it
+    /// and whose first frames are awaited as `context` says. Throws a ``DecoderError`` naming the file or URL when it
+    /// is missing, unreadable, empty, unreachable, refused by its server, or not MPEG audio. `context`'s logger
+    /// receives resync warnings.
+    package init(url: URL, context: DecoderContext) throws(DecoderError) {
+        self.url = url
+        self.logger = context.logger
+        let remote: HTTPByteSource?
+        if url.isRemoteItem {
+            remote = try HTTPByteSource(url: url, context: context)
+            source = remote!
+        } else {
+            try Self.checkReadableFile(url)
+            remote = nil
+            source = try Self.fileReader(url)
+        }
+
+        handle = try Self.openHandle(url, reading: source, remoteHead: remote?.head)
         var rate = 0
         var channels: Int32 = 0
         var encoding: Int32 = 0
@@ -56,6 +75,16 @@ package final class MPG123Decoder: AudioDecoder {
             // A LAME/Xing header gives the exact gapless length: no need to read the whole file before playing.
             frameCount = announced
             metadata = Self.readMetadata(handle)
+        } else if let remote {
+            guard remote.head.length != nil, announced > 0 else {
+                mpg123_delete(handle)
+                throw DecoderError(
+                    .unsupportedStream, url: url, reason: "a live stream (its length is not known)",
+                    suggestion: "Live streams are not supported yet; queue MP3 files (podcast episodes) by URL")
+            }
+            frameCount = announced
+            metadata = Self.readMetadata(handle)
+            checksTruncation = false
         } else {
             do throws(DecoderError) {
                 (frameCount, metadata) = try Self.scan(url, into: handle)
@@ -71,8 +100,12 @@ package final class MPG123Decoder: AudioDecoder {
     /// checks before queueing a file. Throws the ``DecoderError`` opening it would throw, naming the file. Reads the
     /// first frames only, so it costs well under a millisecond per file. Any thread.
     package static func check(_ url: URL) throws(DecoderError) {
+        guard !url.isRemoteItem else {
+            _ = try MPG123Decoder(url: url, context: DecoderContext(logger: Logger(label: "check")))
+            return
+        }
         try checkReadableFile(url)
-        let handle = try openHandle(url)
+        let handle = try openHandle(url, reading: fileReader(url))
         mpg123_close(handle)
         mpg123_delete(handle)
     }
@@ -96,7 +129,7 @@ package final class MPG123Decoder: AudioDecoder {
     /// differ from a fresh decode in the last bit (seen with MPEG-2 files); `handle` is never moved before playback,
     /// so it matches `mpg123 -w` exactly.
     private static func scan(_ url: URL, into handle: OpaquePointer) throws(DecoderError) -> (Int, ItemMetadata) {
-        let scanner = try openHandle(url)
+        let scanner = try openHandle(url, reading: fileReader(url))
         defer { mpg123_delete(scanner) }
         guard mpg123_scan(scanner) == MPG123_OK.rawValue else {
             throw error(.decodingFailed, url: url, handle: scanner, suggestion: "The file may be damaged")
@@ -111,8 +144,11 @@ package final class MPG123Decoder: AudioDecoder {
         return (frameCount, readMetadata(scanner))
     }
 
-    /// A configured handle with `url` open and its first frame parsed. Throws ``DecoderError`` naming the file.
-    private static func openHandle(_ url: URL) throws(DecoderError) -> OpaquePointer {
+    /// A configured handle reading `url` from `source`, and its first frame parsed. `remoteHead` is what a remote
+    /// item's server said of it. Throws ``DecoderError`` naming the file or URL.
+    private static func openHandle(
+        _ url: URL, reading source: any ByteSource, remoteHead: HTTPBuffer.Head? = nil
+    ) throws(DecoderError) -> OpaquePointer {
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
             throw DecoderError(
@@ -120,12 +156,16 @@ package final class MPG123Decoder: AudioDecoder {
                 suggestion: "Check that libmpg123 is installed correctly (apt-get install libmpg123-0)")
         }
         do throws(DecoderError) {
-            try configure(handle, url: url)
-            try open(url, on: handle)
+            try configure(handle, url: url, remoteHead: remoteHead)
+            try open(url, reading: source, on: handle)
+            if let length = remoteHead?.length {
+                mpg123_set_filesize(handle, length)
+            }
             var rate = 0
             var channels: Int32 = 0
             var encoding: Int32 = 0
             guard mpg123_getformat(handle, &rate, &channels, &encoding) == MPG123_OK.rawValue else {
+                if let failure = source.failure { throw failure }
                 let detail = String(cString: mpg123_strerror(handle))
                 throw DecoderError(
                     .notMPEGAudio, url: url,
@@ -143,33 +183,43 @@ package final class MPG123Decoder: AudioDecoder {
         }
     }
 
-    /// Opens `url` on `handle` through a ``BufferedFileReader`` (a refill per 64 KiB instead of two `read` calls
-    /// per MP3 frame). libmpg123 owns the reader from `mpg123_open_handle` on: it calls the cleanup callback, which
-    /// releases it, when the handle is closed (`mpg123_close`, or `mpg123_delete`, which closes first), also after
-    /// an open that failed once the reader was handed over; a later close passes a null handle, which is ignored.
-    private static func open(_ url: URL, on handle: OpaquePointer) throws(DecoderError) {
-        let callbacksSet = mpg123_replace_reader_handle(
-            handle,
-            { reader, destination, count in
-                Unmanaged<BufferedFileReader>.fromOpaque(reader!).takeUnretainedValue()
-                    .read(into: destination!, count: count)
-            },
-            { reader, offset, whence in
-                Unmanaged<BufferedFileReader>.fromOpaque(reader!).takeUnretainedValue()
-                    .seek(to: Int(offset), whence: whence)
-            },
-            { reader in
-                if let reader { Unmanaged<BufferedFileReader>.fromOpaque(reader).release() }
-            })
-        guard callbacksSet == MPG123_OK.rawValue else {
-            throw error(.libraryFailure, url: url, handle: handle, suggestion: "Check that libmpg123 is installed")
-        }
+    /// A ``BufferedFileReader`` of the file at `url` (a refill per 64 KiB instead of two `read` calls per MP3
+    /// frame). Throws ``DecoderError/Code/unreadable`` naming the file.
+    private static func fileReader(_ url: URL) throws(DecoderError) -> BufferedFileReader {
         guard let reader = BufferedFileReader(path: url.path) else {
             throw DecoderError(
                 .unreadable, url: url, reason: "cannot open it: \(String(cString: strerror(errno)))",
                 suggestion: "Check the file's permissions")
         }
-        guard mpg123_open_handle(handle, Unmanaged.passRetained(reader).toOpaque()) == MPG123_OK.rawValue else {
+        return reader
+    }
+
+    /// Opens `url` on `handle`, reading through `source`. libmpg123 owns the source's handle from
+    /// `mpg123_open_handle` on: it calls the cleanup callback, which releases it, when the handle is closed
+    /// (`mpg123_close`, or `mpg123_delete`, which closes first), also after an open that failed once it was handed
+    /// over; a later close passes a null handle, which is ignored.
+    private static func open(
+        _ url: URL, reading source: any ByteSource, on handle: OpaquePointer
+    ) throws(DecoderError) {
+        let callbacksSet = mpg123_replace_reader_handle(
+            handle,
+            { reader, destination, count in
+                Unmanaged<ByteSourceHandle>.fromOpaque(reader!).takeUnretainedValue().source
+                    .read(into: destination!, count: count)
+            },
+            { reader, offset, whence in
+                Unmanaged<ByteSourceHandle>.fromOpaque(reader!).takeUnretainedValue().source
+                    .seek(to: Int(offset), whence: whence)
+            },
+            { reader in
+                if let reader { Unmanaged<ByteSourceHandle>.fromOpaque(reader).release() }
+            })
+        guard callbacksSet == MPG123_OK.rawValue else {
+            throw error(.libraryFailure, url: url, handle: handle, suggestion: "Check that libmpg123 is installed")
+        }
+        let reader = Unmanaged.passRetained(ByteSourceHandle(source)).toOpaque()
+        guard mpg123_open_handle(handle, reader) == MPG123_OK.rawValue else {
+            if let failure = source.failure { throw failure }
             throw error(.unreadable, url: url, handle: handle, suggestion: "Check the file's permissions")
         }
     }
@@ -225,6 +275,7 @@ package final class MPG123Decoder: AudioDecoder {
         }
         let reached = mpg123_seek(handle, frame, SEEK_SET)
         guard reached >= 0 else {
+            if let failure = source.failure { throw failure }
             throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
         }
         pendingSamples = nil
@@ -252,6 +303,7 @@ package final class MPG123Decoder: AudioDecoder {
             case MPG123_DONE.rawValue:
                 return false
             default:
+                if let failure = source.failure { throw failure }
                 throw Self.error(.decodingFailed, url: url, handle: handle, suggestion: "The file may be damaged")
             }
         }
@@ -269,7 +321,7 @@ package final class MPG123Decoder: AudioDecoder {
             skippedBytes += skipped
             logger.warning(
                 "skipped damaged data and resynchronised",
-                metadata: ["file": "\(url.path)", "offset": "\(expected)", "bytes": "\(skipped)"])
+                metadata: ["file": "\(url.itemLocation)", "offset": "\(expected)", "bytes": "\(skipped)"])
         }
         expectedStreamOffset = frameEnd
     }
@@ -319,8 +371,17 @@ package final class MPG123Decoder: AudioDecoder {
     /// few seconds of scratch in a file that plays fine after it).
     package static let resyncLimit = 65_536
 
-    private static func configure(_ handle: OpaquePointer, url: URL) throws(DecoderError) {
-        let flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
+    /// Sets gapless stereo Float32 output at every rate. For a remote item (`remoteHead`), libmpg123 does not look
+    /// at the end for an ID3v1 tag, which would fetch the end before the start; a remote file of known length stays
+    /// seekable (its source fetches ranges).
+    private static func configure(
+        _ handle: OpaquePointer, url: URL, remoteHead: HTTPBuffer.Head?
+    ) throws(DecoderError) {
+        var flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
+        if let remoteHead {
+            flags |= MPG123_NO_PEEK_END.rawValue
+            if remoteHead.length != nil { flags |= MPG123_FORCE_SEEKABLE.rawValue }
+        }
         var statuses = [
             mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0),
             mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0),

@@ -51,6 +51,14 @@ extension PlaybackEngine {
         }
     }
 
+    /// The context the decoding thread opens items in: a wait for a remote item's bytes sleeps on ``decoderWake``
+    /// and ends when a skip, seek or edit has set up a restart, or the engine shuts down (both wake it).
+    private var decodingContext: DecoderContext {
+        DecoderContext(logger: logger, wake: decoderWake) { [weak self] in
+            self?.state.withLock { $0.phase.isFinal || $0.restart != nil } ?? true
+        }
+    }
+
     /// The stream the decoding thread writes into: its format (nil before the first item, or once it was closed),
     /// and whether its end is marked (the sink is told when frames follow again).
     private struct StreamProgress {
@@ -64,9 +72,12 @@ extension PlaybackEngine {
         let decoder: any AudioDecoder
         let startFrame: Int
         do {
-            decoder = try openDecoder(entry.url)
+            decoder = try openDecoder(entry.url, context: decodingContext)
             startFrame = led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
+        } catch where error.code == .interrupted {
+            state.withLock { $0.abandonOpening() }.forEach { $0(false) }
+            return
         } catch {
             logger.debug("cannot open \(entry.path): \(error.reason)")
             let seeks = state.withLock { $0.openingFailed(error, atFrame: renderer.producedFrames) }
@@ -181,6 +192,9 @@ extension PlaybackEngine {
             if written > 0, endIsMarked {
                 endIsMarked = false
                 sink.resumeAfterEndOfStream()
+            }
+            if failure?.code == .interrupted {
+                return .interrupted
             }
             if failure != nil || written == 0 {
                 return .finished(failure)

@@ -71,9 +71,9 @@ extension PlaybackEngine.State {
         return led?.completions ?? []
     }
 
-    /// The entry being opened is given up because the output failed or the engine stopped: the restart the failure
-    /// set up holds it in its order, so it is opened again once the output is back. Returns the seeks to tell
-    /// `false`.
+    /// The entry being opened is given up because the output failed, the engine stopped, or a skip, seek or edit cut
+    /// short the wait for a remote item's first bytes: the restart set up holds it in its order, so it is opened
+    /// again once that is carried out (or the output is back). Returns the seeks to tell `false`.
     mutating func abandonOpening() -> SeekCompletions {
         guard case .opening(_, let led) = activity else { return [] }
         activity = .betweenItems

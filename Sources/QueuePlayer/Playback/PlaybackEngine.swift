@@ -16,8 +16,8 @@ import Synchronization
 /// a decoding thread (file I/O and libmpg123) and an event thread (maps the audible position to events, drains
 /// the output). Events are delivered through ``events``; none is produced on the audio callback path.
 package final class PlaybackEngine: BackgroundPausable, Sendable {
-    /// Creates a decoder for a file. Called on the decoding thread.
-    package typealias DecoderFactory = @Sendable (URL, Logger) throws(DecoderError) -> any AudioDecoder
+    /// Creates a decoder for an item. Called on the decoding thread, or on a thread reading an item's details.
+    package typealias DecoderFactory = @Sendable (URL, DecoderContext) throws(DecoderError) -> any AudioDecoder
 
     /// What is playing, for status displays. Computed on demand; safe from any thread.
     package struct Status: Sendable, Equatable {
@@ -69,8 +69,8 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// asks for, `AudioSink/decodeAheadFrames`). `logger` receives warnings about items and the output.
     package init(
         sink: any AudioSink, logger: Logger, bufferFrames: Int? = nil,
-        makeDecoder: @escaping DecoderFactory = { url, logger throws(DecoderError) in
-            try MPG123Decoder(url: url, logger: logger)
+        makeDecoder: @escaping DecoderFactory = { url, context throws(DecoderError) in
+            try MPG123Decoder(url: url, context: context)
         }
     ) {
         self.sink = sink
@@ -89,10 +89,11 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
 
     /// Opens `url` as it will play: through a `ResampledDecoder` when the sink plays one rate
     /// (`AudioSink/outputSampleRate`) and the item has another, so that its frames, length and positions count at
-    /// the sink's rate. Throws the ``DecoderError`` that names the file. The decoding thread, or a caller reading an
-    /// item's details.
-    func openDecoder(_ url: URL) throws(DecoderError) -> any AudioDecoder {
-        let decoder = try makeDecoder(url, logger)
+    /// the sink's rate. Throws the ``DecoderError`` that names the file. The decoding thread (whose waits for a
+    /// remote item's bytes end when a skip, seek, edit or shutdown needs it), or a caller reading an item's details
+    /// (`context` nil: its waits end only when the server answers or the download gives up).
+    func openDecoder(_ url: URL, context: DecoderContext? = nil) throws(DecoderError) -> any AudioDecoder {
+        let decoder = try makeDecoder(url, context ?? DecoderContext(logger: logger))
         guard let rate = sink.outputSampleRate, rate != decoder.format.sampleRate else { return decoder }
         return try ResampledDecoder(decoder, outputRate: rate)
     }
@@ -101,7 +102,7 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult
     package func enqueue(_ urls: [URL]) -> [QueueEntry] {
-        let (entries, actions) = state.withLock { $0.enqueue(urls.map(\.path)) }
+        let (entries, actions) = state.withLock { $0.enqueue(urls.map(\.itemLocation)) }
         carryOut(actions)
         return entries
     }

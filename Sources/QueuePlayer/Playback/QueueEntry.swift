@@ -6,13 +6,13 @@ import FoundationEssentials
 public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConvertible {
     /// Unique within one player; assigned in queue order.
     public let id: Int
-    /// The file's path. An entry keeps the path rather than a `URL`, which costs three times its memory: a queue of
-    /// ten thousand entries is held for as long as the daemon runs.
+    /// The file's path, or a remote item's whole `http` or `https` URL. An entry keeps text rather than a `URL`,
+    /// which costs three times its memory: a queue of ten thousand entries is held for as long as the daemon runs.
     public let path: String
 
     /// Creates an entry for the file at `url`. Players assign ids; a restored queue keeps its own.
     public init(id: Int, url: URL) {
-        self.init(id: id, path: url.path)
+        self.init(id: id, path: url.itemLocation)
     }
 
     /// Creates an entry for the file at `path`.
@@ -21,7 +21,7 @@ public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConverti
         self.path = path
     }
 
-    /// The file to play, as a file URL made from ``path`` on each call.
+    /// The item to play, as a URL made from ``path`` on each call: a file URL, or the remote item's URL.
     public var url: URL { URL(itemPath: path) }
 
     /// The file name (`URL.lastPathComponent`), as the seed's label shows it.
@@ -31,10 +31,26 @@ public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConverti
 }
 
 extension URL {
-    /// The file URL of a queued item's path: always a file, so the file system is not asked whether it is a folder.
-    init(itemPath path: String) {
-        self.init(filePath: path, directoryHint: .notDirectory)
+    /// The URL of a queued item's path: an `http` or `https` URL as written, else a file URL (always a file, so the
+    /// file system is not asked whether it is a folder).
+    package init(itemPath path: String) {
+        if URL.isRemoteItemLocation(path), let remote = URL(string: path) {
+            self = remote
+        } else {
+            self.init(filePath: path, directoryHint: .notDirectory)
+        }
     }
+
+    /// True for the text of an `http` or `https` URL: an item fetched from a server rather than read from a file.
+    package static func isRemoteItemLocation(_ location: String) -> Bool {
+        location.hasPrefix("http://") || location.hasPrefix("https://")
+    }
+
+    /// True for an `http` or `https` URL.
+    package var isRemoteItem: Bool { scheme == "http" || scheme == "https" }
+
+    /// What a queue keeps of an item's URL: a file's path, or a remote item's whole URL.
+    package var itemLocation: String { isRemoteItem ? absoluteString : path }
 }
 
 /// What is known about an entry once its file has been opened: format, exact length and tags.

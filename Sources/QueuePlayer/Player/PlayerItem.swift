@@ -17,7 +17,8 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         case failed(DecoderError)
     }
 
-    /// The file's path (an item keeps the path rather than a `URL`, as ``QueueEntry`` does).
+    /// The file's path, or a remote item's whole URL (an item keeps text rather than a `URL`, as ``QueueEntry``
+    /// does).
     public let path: String
     private let state = Mutex(State())
 
@@ -53,9 +54,10 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Creates an item for a local file. Nothing is read until a player opens it.
+    /// Creates an item for a local file, or for an MP3 file on a server (an `http` or `https` URL: a podcast
+    /// episode). Nothing is read until a player opens it.
     public convenience init(url: URL) {
-        self.init(path: url.path)
+        self.init(path: url.itemLocation)
     }
 
     /// Creates an item for the file at `path`. Nothing is read until a player opens it.
@@ -63,13 +65,14 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         self.path = path
     }
 
-    /// Opens the file at `url` as a player would, and closes it: throws the error that names the file and what to
-    /// do when it is missing, unreadable or not MPEG audio. Any thread; it reads the file's first frames.
+    /// Opens the item at `url` as a player would, and closes it: throws the error that names the file or URL and
+    /// what to do when it is missing, unreadable, unreachable or not MPEG audio. Any thread; it reads the item's
+    /// first frames (for a remote item, it waits for the server).
     public static func checkPlayable(_ url: URL) throws(DecoderError) {
         try MPG123Decoder.check(url)
     }
 
-    /// The file, as a file URL made from ``path`` on each call.
+    /// The item, as a URL made from ``path`` on each call: a file URL, or the remote item's URL.
     public var url: URL { URL(itemPath: path) }
 
     /// `.unknown`, then `.readyToPlay` or `.failed(error)`.

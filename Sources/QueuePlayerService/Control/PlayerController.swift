@@ -379,12 +379,13 @@ package final class PlayerController: Sendable {
         player.play()
     }
 
-    /// The files `items` name (folders and playlists expanded), each checked to be a readable MP3; or an error naming
-    /// the first that is missing, unreadable or not MP3, or a folder or playlist that gave nothing, with nothing
-    /// queued.
+    /// The files and remote items `items` name (folders and playlists expanded), each file checked to be a readable
+    /// MP3; or an error naming the first that is missing, unreadable or not MP3, or a folder or playlist that gave
+    /// nothing, with nothing queued. A remote item is not fetched here: it fails alone, in its place, when played.
     private func checkedFiles(_ items: [String], command: String) throws(ControlError) -> [URL] {
         guard !items.isEmpty else { throw ControlError("\(command): give at least one file or folder") }
-        if let missing = items.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
+        // A URL is queued as it is, or refused by its scheme: ItemPaths tells which.
+        if let missing = items.first(where: { !$0.contains("://") && !FileManager.default.fileExists(atPath: $0) }) {
             throw ControlError("\(command): no such file or folder: \(missing) (nothing was queued)")
         }
         let expansion = ItemPaths.expand(items)
@@ -395,7 +396,7 @@ package final class PlayerController: Sendable {
         guard !files.isEmpty else {
             throw ControlError("\(command): \(items.joined(separator: ", ")) holds no .mp3 files (nothing was queued)")
         }
-        if let failure = Self.firstUnplayable(files) {
+        if let failure = Self.firstUnplayable(files.filter(\.isFileURL)) {
             throw ControlError("\(command): \(failure) (nothing was queued)")
         }
         return files

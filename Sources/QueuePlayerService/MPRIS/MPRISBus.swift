@@ -278,7 +278,7 @@ package final class MPRISBus: @unchecked Sendable {
         case "CanQuit", "HasTrackList", "CanControl", "CanEditTracks": return append(reply, bool: true)
         case "CanRaise", "CanSetFullscreen", "Fullscreen", "Shuffle": return append(reply, bool: false)
         case "Identity": return append(reply, string: "QueuePlayer")
-        case "SupportedUriSchemes": return appendStrings(reply, ["file"])
+        case "SupportedUriSchemes": return appendStrings(reply, ["file", "http", "https"])
         case "SupportedMimeTypes": return appendStrings(reply, ["audio/mpeg"])
         case "PlaybackStatus": return append(reply, string: snapshot.status.rawValue)
         case "LoopStatus": return append(reply, string: "None")

@@ -45,8 +45,8 @@ package struct MPRISState: Equatable {
         var fields: [(String, Value)] = [
             ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
             ("mpris:length", .int64(Int64(track.length * 1_000_000))),
-            ("xesam:title", .string(track.title ?? URL(fileURLWithPath: track.url).lastPathComponent)),
-            ("xesam:url", .string(URL(fileURLWithPath: track.url).absoluteString)),
+            ("xesam:title", .string(track.title ?? URL(itemPath: track.url).lastPathComponent)),
+            ("xesam:url", .string(URL(itemPath: track.url).absoluteString)),
         ]
         if !track.artists.isEmpty { fields.append(("xesam:artist", .strings(track.artists))) }
         if let album = track.album { fields.append(("xesam:album", .string(album))) }

@@ -155,7 +155,7 @@ package final class StateStore: Sendable {
                 queue: queue, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
-                wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(fileURLWithPath: $0) })
+                wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemPath: $0) })
         }
     }
 }

@@ -92,8 +92,8 @@ struct AdjustableValue: ExpressibleByArgument {
     }
 }
 
-/// A path as the daemon needs it: absolute (the daemon runs elsewhere), `file://` URIs kept.
+/// A path as the daemon needs it: absolute (the daemon runs elsewhere); URLs (`file://`, `https://`) kept.
 func absolutePath(_ item: String) -> String {
-    if item.hasPrefix("/") || item.hasPrefix("file://") { return item }
+    if item.hasPrefix("/") || item.contains("://") { return item }
     return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(item).path
 }

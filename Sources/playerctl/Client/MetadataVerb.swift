@@ -50,7 +50,7 @@ struct MetadataVerb: ParsableCommand {
             "playerInstance": .string(playerName),
         ]
         guard metadata, let track = state.current else { return values }
-        let url = URL(fileURLWithPath: track.url)
+        let url = (track.url.contains("://") ? URL(string: track.url) : nil) ?? URL(fileURLWithPath: track.url)
         values["mpris:trackid"] = .string("'/org/mpris/MediaPlayer2/Track/\(track.id)'")
         values["mpris:length"] = .integer(Int64(track.length * 1_000_000))
         values["xesam:title"] = .string(track.title ?? url.lastPathComponent)

@@ -1,0 +1,24 @@
+/// Where libmpg123 reads an item's bytes from: a local file (``BufferedFileReader``) or an HTTP body
+/// (``HTTPByteSource``). The calls are libmpg123's reader callbacks, with POSIX `read` and `lseek` semantics.
+///
+/// Threading: one thread at a time, the thread that uses the decoder's handle; implementations are not `Sendable`.
+protocol ByteSource: AnyObject {
+    /// Copies up to `count` bytes from the position into `destination` and moves past them, as `read(2)` does: 0 at
+    /// the end, -1 when nothing could be read (``failure`` then says why, when the source knows better than `errno`).
+    /// May block until bytes arrive.
+    func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int
+    /// Moves the position as `lseek(2)` does and returns it; -1 when the source cannot move there.
+    func seek(to offset: Int, whence: Int32) -> Int
+    /// Why the last `read` or `seek` returned -1, named for the user; nil when `errno` says it.
+    var failure: DecoderError? { get }
+}
+
+/// The object libmpg123's reader callbacks receive as their handle: one class, so that the callbacks, which cannot
+/// be generic, reach any ``ByteSource`` through `Unmanaged` without a dynamic cast on each read.
+final class ByteSourceHandle {
+    let source: any ByteSource
+
+    init(_ source: any ByteSource) {
+        self.source = source
+    }
+}

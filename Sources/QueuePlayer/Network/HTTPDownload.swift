@@ -1,0 +1,215 @@
+import AsyncHTTPClient
+import FoundationEssentials
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Fetches a remote item into an ``HTTPBuffer`` with async-http-client, from a byte offset on, and keeps fetching
+/// through dropped connections.
+///
+/// - The first answer decides whether the item plays: a host that cannot be reached, a status other than 2xx, or a
+///   body that is text (an HTML error page, JSON) fails the item with an error naming the URL.
+/// - Once the item has been answered, a connection that drops (reset, closed early, idle past the read timeout) is
+///   tried again with backoff, from the next byte needed (`Range: bytes=N-`); a server that ignores ranges sends the
+///   item from its start, and the bytes already had are skipped, so nothing is heard twice or missed. After
+///   ``reconnectDelays`` the item fails.
+///
+/// Threading: runs as a task of its own; the buffer is its only link to the decoder.
+enum HTTPDownload {
+    /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after
+    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store.
+    static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            timeout: .init(connect: .seconds(5), read: .seconds(10))))
+    /// How long an answer's head may take.
+    static let headTimeout = TimeAmount.seconds(15)
+    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails.
+    static let reconnectDelays: [Duration] = [
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
+        .seconds(8), .seconds(8),
+    ]
+
+    /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`.
+    static func start(
+        url: URL, at offset: Int, generation: Int, into buffer: HTTPBuffer, logger: Logger
+    ) -> Task<Void, Never> {
+        Task {
+            await run(Request(url: url, generation: generation, buffer: buffer, logger: logger), from: offset)
+        }
+    }
+
+    /// One generation's fetch, and where it stands.
+    private struct Request {
+        let url: URL
+        let generation: Int
+        let buffer: HTTPBuffer
+        let logger: Logger
+        var isAnswered: Bool { buffer.state.withLock { $0.head != nil } }
+
+        func error(_ code: DecoderError.Code, _ reason: String, _ suggestion: String) -> DecoderError {
+            DecoderError(code, url: url, reason: reason, suggestion: suggestion)
+        }
+    }
+
+    /// Why one attempt ended before the item's end.
+    private enum Interruption: Error, CustomStringConvertible {
+        /// The item cannot play: tell the decoder.
+        case fatal(DecoderError)
+        /// The connection went away; another attempt may resume it.
+        case dropped(String)
+
+        var description: String {
+            switch self {
+            case .fatal(let error): error.description
+            case .dropped(let reason): reason
+            }
+        }
+    }
+
+    private static func run(_ request: Request, from start: Int) async {
+        var offset = start
+        var failedAttempts = 0
+        while !Task.isCancelled {
+            let before = offset
+            do {
+                if try await attempt(request, offset: &offset) { return }
+                throw Interruption.dropped("the server ended the body early")
+            } catch Interruption.fatal(let error) {
+                request.buffer.failed(error, generation: request.generation)
+                return
+            } catch {
+                guard !Task.isCancelled else { return }
+                let reason = String(describing: error)
+                guard request.isAnswered else {
+                    let failure = request.error(
+                        .networkFailure, "cannot fetch it: \(reason)",
+                        "Check the URL and that the server is running and reachable")
+                    request.buffer.failed(failure, generation: request.generation)
+                    return
+                }
+                failedAttempts = offset > before ? 1 : failedAttempts + 1
+                guard failedAttempts <= reconnectDelays.count else {
+                    let failure = request.error(
+                        .networkFailure, "the connection was lost at byte \(offset) and did not come back: \(reason)",
+                        "Check that the server is running, then play the item again")
+                    request.buffer.failed(failure, generation: request.generation)
+                    return
+                }
+                if failedAttempts == 1 {
+                    request.logger.warning(
+                        "connection lost; reconnecting",
+                        metadata: ["url": "\(request.url.absoluteString)", "byte": "\(offset)", "reason": "\(reason)"])
+                }
+                try? await Task.sleep(for: reconnectDelays[failedAttempts - 1])
+            }
+        }
+    }
+
+    /// Requests the item from `offset` and copies its body into the buffer, moving `offset` past what arrived.
+    /// True when the item's end was reached (or the fetch is no longer wanted); false when the body ended early.
+    private static func attempt(_ request: Request, offset: inout Int) async throws -> Bool {
+        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
+        httpRequest.headers.add(name: "User-Agent", value: "QueuePlayer")
+        if offset > 0 { httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-") }
+        let response = try await client.execute(httpRequest, timeout: headTimeout)
+        let answer = try check(response, request: request, offset: offset)
+        if case .pastTheEnd = answer {
+            request.buffer.completed(generation: request.generation)
+            return true
+        }
+        var toSkip = answer.skippedBytes
+        for try await var chunk in response.body {
+            if toSkip > 0 {
+                let skipped = min(toSkip, chunk.readableBytes)
+                chunk.moveReaderIndex(forwardBy: skipped)
+                toSkip -= skipped
+                guard chunk.readableBytes > 0 else { continue }
+            }
+            guard await request.buffer.append(chunk, generation: request.generation) else { return true }
+            offset += chunk.readableBytes
+        }
+        guard toSkip == 0 else { return false }
+        let length = request.buffer.state.withLock { $0.head?.length }
+        if let length, offset < length { return false }
+        request.buffer.completed(generation: request.generation)
+        return true
+    }
+
+    /// What an answer means for a request from `offset`.
+    private enum Answer {
+        /// The body starts at the offset asked for.
+        case fromOffset
+        /// The body starts at the item's start: the first `skippedBytes` were had before.
+        case fromStart(skippedBytes: Int)
+        /// The offset is the item's end (416).
+        case pastTheEnd
+
+        var skippedBytes: Int {
+            if case .fromStart(let bytes) = self { bytes } else { 0 }
+        }
+    }
+
+    /// Reads the answer's head, tells it to the buffer, and says where its body starts. Throws
+    /// ``Interruption/fatal(_:)`` for an answer the item cannot be played from.
+    private static func check(_ response: HTTPClientResponse, request: Request, offset: Int) throws -> Answer {
+        let headers = response.headers
+        if response.status == .rangeNotSatisfiable, offset > 0 { return .pastTheEnd }
+        guard (200..<300).contains(response.status.code) else {
+            throw Interruption.fatal(
+                request.error(
+                    .serverRefused, "the server answered \(response.status.code) \(response.status.reasonPhrase)",
+                    response.status.code >= 500
+                        ? "The server failed; try again later" : "Check the URL, or remove the item from the queue"))
+        }
+        if let type = headers.first(name: "Content-Type")?.lowercased(), isText(type) {
+            throw Interruption.fatal(
+                request.error(
+                    .notMPEGAudio, "not an MP3 stream: the server sent \(type)",
+                    "Check the URL: it should lead to the audio itself, not to a web page"))
+        }
+        let bodyLength = headers.first(name: "Content-Length").flatMap { Int($0) }
+        let answer: Answer
+        let length: Int?
+        if response.status == .partialContent, let range = ContentRange(headers.first(name: "Content-Range")) {
+            guard range.first == offset else {
+                throw Interruption.dropped("the server sent bytes from \(range.first), not \(offset)")
+            }
+            (answer, length) = (.fromOffset, range.length)
+        } else {
+            (answer, length) = (.fromStart(skippedBytes: offset), bodyLength)
+        }
+        let acceptsRanges =
+            response.status == .partialContent
+            || headers.first(name: "Accept-Ranges")?.lowercased() == "bytes"
+        let head = HTTPBuffer.Head(length: length, acceptsRanges: acceptsRanges)
+        if !request.isAnswered || answer.skippedBytes == 0 {
+            request.buffer.receivedHead(head, generation: request.generation)
+        }
+        return answer
+    }
+
+    /// Content types that are never audio: what a web server sends for an error page or an API's answer.
+    private static func isText(_ type: String) -> Bool {
+        type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("html")
+    }
+}
+
+/// A `Content-Range: bytes FIRST-LAST/LENGTH` header.
+struct ContentRange: Equatable {
+    /// The offset of the body's first byte in the item.
+    var first: Int
+    /// The item's whole length; nil when the server wrote `*`.
+    var length: Int?
+
+    init?(_ header: String?) {
+        guard let header, header.hasPrefix("bytes ") else { return nil }
+        let parts = header.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let first = Int(parts[0][..<dash]) else {
+            return nil
+        }
+        self.first = first
+        length = Int(parts[1])
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+/// A server on loopback serving fixtures by their file names ("/sweep-44k-4s.mp3"), each route as `adjust` makes it.
+private func serving(
+    _ names: [String], adjust: (inout HTTPTestServer.Route) -> Void = { _ in }
+) async throws -> HTTPTestServer {
+    var routes: [String: HTTPTestServer.Route] = [:]
+    for name in names {
+        var route = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3(name))))
+        adjust(&route)
+        routes["/\(name).mp3"] = route
+    }
+    return try await HTTPTestServer(routes: routes)
+}
+
+@Suite("Items fetched over HTTP")
+struct RemoteItemTests {
+    @Test("a remote file plays bit for bit as the local file does, gapless, and joins the next item")
+    func playsAsTheFileDoes() async throws {
+        let server = try await serving(["join-1", "join-2"])
+        let (events, samples) = try await playOnNullSink([server.url("/join-1.mp3"), server.url("/join-2.mp3")])
+        try await server.stop()
+        #expect(eventNames(events) == ["start join-1", "end join-1", "start join-2", "end join-2", "queue end"])
+        if case .itemStarted(let first) = events.first(where: { if case .itemStarted = $0 { true } else { false } }) {
+            #expect(first.frameCount == 66_150)
+            #expect(first.entry.url == server.url("/join-1.mp3"))
+        }
+        let reference = try ["join-1", "join-2"].flatMap { try Fixtures.referenceFloat($0) }
+        #expect(sampleDifference(samples, reference) == nil)
+    }
+
+    @Test("a connection dropped twice resumes with a Range request at the next byte: nothing lost or repeated")
+    func dropsResumeWithRanges() async throws {
+        let server = try await serving(["sweep-44k-4s"]) { $0.dropsAfterBytes = [20_000, 30_000] }
+        let (events, samples) = try await playOnNullSink([server.url("/sweep-44k-4s.mp3")])
+        try await server.stop()
+        #expect(eventNames(events) == ["start sweep-44k-4s", "end sweep-44k-4s", "queue end"])
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("sweep-44k-4s")) == nil)
+        #expect(server.requests.map(\.range) == [nil, "bytes=20000-", "bytes=50000-"])
+    }
+
+    @Test("from a server that ignores ranges, a dropped file resumes by skipping what it already had")
+    func dropsResumeWithoutRanges() async throws {
+        let server = try await serving(["sweep-44k-4s"]) {
+            $0.acceptsRanges = false
+            $0.dropsAfterBytes = [40_000]
+        }
+        let (events, samples) = try await playOnNullSink([server.url("/sweep-44k-4s.mp3")])
+        try await server.stop()
+        #expect(eventNames(events) == ["start sweep-44k-4s", "end sweep-44k-4s", "queue end"])
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("sweep-44k-4s")) == nil)
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("a remote file without a LAME header plays whole, its length estimated from its size")
+    func withoutHeader() async throws {
+        let server = try await serving(["vbr-no-header"])
+        let (events, samples) = try await playOnNullSink([server.url("/vbr-no-header.mp3")])
+        try await server.stop()
+        #expect(eventNames(events) == ["start vbr-no-header", "end vbr-no-header", "queue end"])
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("vbr-no-header")) == nil)
+    }
+
+    @Test("a refused, a wrong and an unreachable URL each fail alone, naming the URL, and the queue goes on")
+    func badURLsFailAlone() async throws {
+        let server = try await serving(["join-1"])
+        server.setRoute(
+            "/page.mp3",
+            {
+                var page = HTTPTestServer.Route(body: Array("<html><body>Moved</body></html>".utf8))
+                page.contentType = "text/html; charset=utf-8"
+                return page
+            }())
+        server.setRoute(
+            "/broken.mp3",
+            {
+                var broken = HTTPTestServer.Route(body: [])
+                broken.status = "500 Internal Server Error"
+                return broken
+            }())
+        let closed = try await serving([])
+        let unreachable = closed.url("/gone.mp3")
+        try await closed.stop()
+        let urls = [
+            server.url("/missing.mp3"), server.url("/page.mp3"), server.url("/broken.mp3"), unreachable,
+            server.url("/join-1.mp3"),
+        ]
+        let (events, samples) = try await playOnNullSink(urls)
+        try await server.stop()
+        #expect(
+            eventNames(events) == [
+                "fail missing serverRefused", "fail page notMPEGAudio", "fail broken serverRefused",
+                "fail gone networkFailure", "start join-1", "end join-1", "queue end",
+            ])
+        for case .itemFailed(let entry, let error) in events {
+            #expect(error.description.hasPrefix(entry.url.absoluteString + ": "), "\(error)")
+        }
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
+    }
+
+    @Test("a skip while a server has gone silent moves on at once, without waiting for the connection to time out")
+    func skipLeavesASilentServer() async throws {
+        let server = try await serving(["sweep-44k-4s", "join-1"]) { route in
+            if route.body.count > 90_000 { route.stallsAfterBytes = 30_000 }
+        }
+        let engine = playing(
+            [server.url("/sweep-44k-4s.mp3"), server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))
+        var iterator = engine.events.makeAsyncIterator()
+        #expect(await nextHeard(&iterator) == "start sweep-44k-4s")
+        engine.advanceToNextItem()
+        while let name = await nextHeard(&iterator), name != "start join-1" {}
+        // A decoder that waited for the silent connection would have given up on it and asked again.
+        #expect(server.requests.map(\.path) == ["/sweep-44k-4s.mp3", "/join-1.mp3"])
+        engine.shutdown()
+        try await server.stop()
+    }
+
+    @Test("a seek in a remote file lands on the same frame as in the local file")
+    func seekIsSampleExact() async throws {
+        let server = try await serving(["sweep-44k-4s"])
+        let decoder = try MPG123Decoder(url: server.url("/sweep-44k-4s.mp3"), logger: quietLogger)
+        try decoder.seek(toFrame: 100_000)
+        var samples: [Float] = []
+        var chunk = [Float](repeating: 0, count: 8192)
+        while true {
+            var span = chunk.mutableSpan
+            let frames = try decoder.decode(into: &span)
+            guard frames > 0 else { break }
+            samples += chunk[..<(frames * 2)]
+        }
+        try await server.stop()
+        let reference = try Fixtures.referenceFloat("sweep-44k-4s")
+        #expect(sampleDifference(samples, Array(reference[200_000...])) == nil)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP server on loopback that serves bodies the way a test asks, faults included: a status other than 200, a
+/// content type, ranges answered or ignored, a connection dropped partway through a body.
+///
+/// Every answer closes its connection. The server writes its answers as raw bytes, so it can send what a real
+/// server sends and what no well-behaved one would. Threading: any thread; the server runs on NIO's event loops.
+public final class HTTPTestServer: Sendable {
+    /// What the server answers for one path.
+    public struct Route: Sendable {
+        /// The body to serve.
+        public var body: [UInt8]
+        /// The status line's code and phrase.
+        public var status = "200 OK"
+        /// The `Content-Type` header.
+        public var contentType = "audio/mpeg"
+        /// Whether a `Range` request gets a 206 with the range asked for, or the whole body with a 200.
+        public var acceptsRanges = true
+        /// The first answers for this path stop after this many bytes of their body and close the connection.
+        public var dropsAfterBytes: [Int] = []
+        /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
+        /// silent, until the server stops.
+        public var stallsAfterBytes: Int?
+
+        /// A route serving `body` as MP3 audio.
+        public init(body: [UInt8]) {
+            self.body = body
+        }
+    }
+
+    /// A request as the server saw it.
+    public struct Request: Sendable, Equatable {
+        /// The path asked for.
+        public var path: String
+        /// The `Range` header, if any.
+        public var range: String?
+    }
+
+    /// The routes and the requests seen, shared with the connections' handlers.
+    final class Tables: Sendable {
+        let routes: Mutex<[String: Route]>
+        let requests = Mutex<[Request]>([])
+        let stalled = Mutex<[any Channel]>([])
+
+        init(routes: [String: Route]) {
+            self.routes = Mutex(routes)
+        }
+    }
+
+    private let channel: any Channel
+    private let tables: Tables
+
+    /// The port it listens on, on 127.0.0.1.
+    public let port: Int
+
+    /// Starts a server on a free port of 127.0.0.1 serving `routes` (by path, such as "/item.mp3").
+    public init(routes: [String: Route]) async throws {
+        let tables = Tables(routes: routes)
+        self.tables = tables
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(Responder(tables: tables))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        port = channel.localAddress?.port ?? 0
+    }
+
+    /// The URL of `path` on this server.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// The requests served so far, in order.
+    public var requests: [Request] { tables.requests.withLock { $0 } }
+
+    /// Changes what `path` answers from the next request on.
+    public func setRoute(_ path: String, _ route: Route) {
+        tables.routes.withLock { $0[path] = route }
+    }
+
+    /// Stops listening and closes the connections it stalls.
+    public func stop() async throws {
+        try await channel.close()
+        for connection in tables.stalled.withLock({ $0 }) { try? await connection.close() }
+    }
+}
+
+/// Answers each request head from the routes, as raw bytes, and closes the connection.
+private final class Responder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+
+    private let tables: HTTPTestServer.Tables
+
+    init(tables: HTTPTestServer.Tables) {
+        self.tables = tables
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let range = head.headers.first(name: "Range")
+        tables.requests.withLock { $0.append(HTTPTestServer.Request(path: head.uri, range: range)) }
+        let route = tables.routes.withLock { routes -> HTTPTestServer.Route? in
+            guard var route = routes[head.uri] else { return nil }
+            if !route.dropsAfterBytes.isEmpty { routes[head.uri]!.dropsAfterBytes.removeFirst() }
+            route.dropsAfterBytes = Array(route.dropsAfterBytes.prefix(1))
+            return route
+        }
+        let answer = route.map { Self.answer($0, range: range) } ?? Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8)
+        let channel = context.channel
+        let write = channel.writeAndFlush(ByteBuffer(bytes: answer))
+        if route?.stallsAfterBytes == nil {
+            write.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            tables.stalled.withLock { $0.append(channel) }
+        }
+    }
+
+    /// The status line, headers and body (cut short where the route drops) for a request with `range`.
+    private static func answer(_ route: HTTPTestServer.Route, range: String?) -> [UInt8] {
+        var status = route.status
+        var body = route.body
+        var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
+        if route.acceptsRanges {
+            headers.append("Accept-Ranges: bytes")
+            if let first = range.flatMap(firstByte), first < body.count {
+                status = "206 Partial Content"
+                headers.append("Content-Range: bytes \(first)-\(body.count - 1)/\(body.count)")
+                body = Array(body[first...])
+            }
+        }
+        headers.append("Content-Length: \(body.count)")
+        if let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes { body = Array(body.prefix(cut)) }
+        let head = "HTTP/1.1 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+        return Array(head.utf8) + body
+    }
+
+    /// The first byte of `bytes=N-`.
+    private static func firstByte(_ range: String) -> Int? {
+        guard range.hasPrefix("bytes="), let dash = range.firstIndex(of: "-") else { return nil }
+        return Int(range[range.index(range.startIndex, offsetBy: 6)..<dash])
+    }
+}
