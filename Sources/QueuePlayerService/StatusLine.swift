@@ -14,10 +14,9 @@ package struct StatusLine {
         guard let item = player.currentItem else { return }
         let symbol = player.playbackState == .playing ? "▶" : "⏸"
         let elapsed = player.currentTime()
-        let length = item.duration
         let text =
             "\(symbol) \(item.url.lastPathComponent)  \(Self.clock(elapsed.isNumeric ? elapsed.seconds : 0)) / "
-            + Self.clock(length.isNumeric ? length.seconds : 0)
+            + Self.length(of: item)
         write("\r\u{1B}[2K" + text)
     }
 
@@ -31,8 +30,14 @@ package struct StatusLine {
         text.withUTF8 { bytes in _ = Glibc.write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
     }
 
-    /// `m:ss`, or `h:mm:ss` from an hour on.
+    /// The item's length as the status line shows it: a clock, or "live" for a live stream.
+    package static func length(of item: PlayerItem) -> String {
+        clock(item.isLive ? .infinity : item.duration.isNumeric ? item.duration.seconds : 0)
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour on; "live" for the endless length of a live stream.
     package static func clock(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "live" }
         let total = Int(seconds.rounded(.down))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -136,4 +136,53 @@ struct RemoteItemTests {
         let reference = try Fixtures.referenceFloat("sweep-44k-4s")
         #expect(sampleDifference(samples, Array(reference[200_000...])) == nil)
     }
+
+    @Test("a live stream has no length and no seeking, comes back at its live edge when it ends, and plays on")
+    func liveStream() async throws {
+        let server = try await serving(["join-2"])
+        var station = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
+        station.isLive = true
+        server.setRoute("/join-1.mp3", station)
+        let live = PlayerItem(url: server.url("/join-1.mp3"))
+        let next = PlayerItem(url: server.url("/join-2.mp3"))
+        let player = QueuePlayer(items: [live, next], sink: NullSink(pacing: .unpaced), logger: quietLogger)
+        var changes = player.currentItemChanges().makeAsyncIterator()
+        player.play()
+        #expect(await changes.next() == live)
+        // Its body ended after 1.5 s of sound: it was asked for again, from its live edge, not from a byte.
+        let requests = await server.requests(atLeast: 2)
+        #expect(requests.allSatisfy { $0 == HTTPTestServer.Request(path: "/join-1.mp3", range: nil) }, "\(requests)")
+        #expect(player.currentItem === live)
+        #expect(live.status == .readyToPlay)
+        #expect(live.duration == .indefinite)
+        #expect(!player.seek(to: MediaTime(value: 1, timescale: 1)))
+        player.advanceToNextItem()
+        #expect(await changes.next() == next)
+        player.pause()
+        try await server.stop()
+    }
+
+    @Test("a download goes on while every thread of Swift's shared pool is held by someone else")
+    func downloadsDoNotNeedTheSharedPool() async throws {
+        let server = try await serving(["join-1"])
+        let engine = queued([server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))
+        let finished = DispatchSemaphore(value: 0)
+        engine.listen { event in
+            if event == .queueFinished { finished.signal() }
+        }
+        // One task per pool thread, each holding its thread until the queue has played (or 10 s have passed).
+        let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task.detached {
+                let played = finished.wait(timeout: .now() + 10) == .success
+                finished.signal()
+                return played
+            }
+        }
+        engine.play()
+        for holder in holders {
+            #expect(await holder.value, "the item did not play while the pool was held")
+        }
+        engine.shutdown()
+        try await server.stop()
+    }
 }

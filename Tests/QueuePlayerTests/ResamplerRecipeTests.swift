@@ -9,6 +9,7 @@ private final class ToneSource: AudioDecoder {
     let url = URL(fileURLWithPath: "/tone")
     let format: AudioFormat
     let frameCount: Int
+    let isLive = false
     let metadata = ItemMetadata()
     private let frequency: Double
     private let amplitude: Double

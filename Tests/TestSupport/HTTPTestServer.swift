@@ -25,6 +25,8 @@ public final class HTTPTestServer: Sendable {
         /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
         /// silent, until the server stops.
         public var stallsAfterBytes: Int?
+        /// Answers as a live stream (Icecast) does: no length, no ranges, the body's end is the connection's.
+        public var isLive = false
 
         /// A route serving `body` as MP3 audio.
         public init(body: [UInt8]) {
@@ -38,6 +40,12 @@ public final class HTTPTestServer: Sendable {
         public var path: String
         /// The `Range` header, if any.
         public var range: String?
+
+        /// A request for `path` with the `Range` header `range`.
+        public init(path: String, range: String? = nil) {
+            self.path = path
+            self.range = range
+        }
     }
 
     /// The routes and the requests seen, shared with the connections' handlers.
@@ -45,6 +53,21 @@ public final class HTTPTestServer: Sendable {
         let routes: Mutex<[String: Route]>
         let requests = Mutex<[Request]>([])
         let stalled = Mutex<[any Channel]>([])
+        /// Tests waiting for a number of requests, and that number.
+        let waiters = Mutex<[(count: Int, continuation: CheckedContinuation<[Request], Never>)]>([])
+
+        /// Notes a request and lets go the waiters it satisfies.
+        func record(_ request: Request) {
+            let seen = requests.withLock { requests in
+                requests.append(request)
+                return requests
+            }
+            let satisfied = waiters.withLock { waiters in
+                defer { waiters.removeAll { $0.count <= seen.count } }
+                return waiters.filter { $0.count <= seen.count }
+            }
+            for waiter in satisfied { waiter.continuation.resume(returning: seen) }
+        }
 
         init(routes: [String: Route]) {
             self.routes = Mutex(routes)
@@ -80,6 +103,19 @@ public final class HTTPTestServer: Sendable {
     /// The requests served so far, in order.
     public var requests: [Request] { tables.requests.withLock { $0 } }
 
+    /// The requests served, once there have been at least `count`.
+    public func requests(atLeast count: Int) async -> [Request] {
+        await withCheckedContinuation { continuation in
+            let seen = tables.waiters.withLock { waiters -> [Request]? in
+                let seen = tables.requests.withLock { $0 }
+                guard seen.count < count else { return seen }
+                waiters.append((count, continuation))
+                return nil
+            }
+            if let seen { continuation.resume(returning: seen) }
+        }
+    }
+
     /// Changes what `path` answers from the next request on.
     public func setRoute(_ path: String, _ route: Route) {
         tables.routes.withLock { $0[path] = route }
@@ -105,7 +141,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let range = head.headers.first(name: "Range")
-        tables.requests.withLock { $0.append(HTTPTestServer.Request(path: head.uri, range: range)) }
+        tables.record(HTTPTestServer.Request(path: head.uri, range: range))
         let route = tables.routes.withLock { routes -> HTTPTestServer.Route? in
             guard var route = routes[head.uri] else { return nil }
             if !route.dropsAfterBytes.isEmpty { routes[head.uri]!.dropsAfterBytes.removeFirst() }
@@ -127,6 +163,10 @@ private final class Responder: ChannelInboundHandler, Sendable {
         var status = route.status
         var body = route.body
         var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
+        if route.isLive {
+            let head = "HTTP/1.0 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+            return Array(head.utf8) + body
+        }
         if route.acceptsRanges {
             headers.append("Accept-Ranges: bytes")
             if let first = range.flatMap(firstByte), first < body.count {

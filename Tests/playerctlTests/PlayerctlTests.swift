@@ -113,6 +113,30 @@ struct PlayerctlDaemonTests {
         #expect(result.standardError.contains("\(empty.path): this folder holds no .mp3 files"))
     }
 
+    @Test("a live stream by URL plays with no length and the status line's 'live'; a seek in it is refused by name")
+    func liveStream() async throws {
+        var station = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
+        station.isLive = true
+        let server = try await HTTPTestServer(routes: ["/radio.mp3": station])
+        let radio = server.url("/radio.mp3").absoluteString
+        let socket = privateSocket("live")
+        let daemon = try RunningDaemon(["--sink", "null", "--socket", socket, radio])
+        let states = try await DaemonStates(socket: socket)
+        #expect(
+            await states.first { $0.current?.url == radio && $0.plays() } != nil,
+            "\(states.history) \(server.requests)")
+        let metadata = await control(socket, "metadata")
+        #expect(metadata.standardOutput.contains("xesam:url"), "\(metadata)")
+        #expect(!metadata.standardOutput.contains("mpris:length"), "\(metadata)")
+        let seek = await control(socket, "position", "1")
+        #expect(seek.status != 0)
+        #expect(seek.standardError.contains("\(radio) is a live stream, which cannot be sought in"), "\(seek)")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+        #expect(daemon.log.contains("duration=live"), "\(daemon.log)")
+        try await server.stop()
+    }
+
     @Test("playlists queue their entries in order, files and URLs; HLS, empty lists and other schemes are refused")
     func playlists() async throws {
         let server = try await HTTPTestServer(routes: [

@@ -14,8 +14,10 @@ package protocol AudioDecoder: AnyObject {
     var url: URL { get }
     /// The layout of the frames ``decode(into:)`` produces; always stereo.
     var format: AudioFormat { get }
-    /// The exact number of frames in the item.
+    /// The exact number of frames in the item; `Int.max` for a live stream (``isLive``), which has no end.
     var frameCount: Int { get }
+    /// True for a live stream (a radio station): no length, no end, no seeking.
+    var isLive: Bool { get }
     /// The item's tags.
     var metadata: ItemMetadata { get }
     /// Decodes frames into the front of `destination` (interleaved, `format.channelCount` samples a frame) and
@@ -30,7 +32,7 @@ extension AudioDecoder {
     /// What the decoder knows of its item (format, exact length, tags), labelled as `entry`. Any thread that owns
     /// the decoder.
     package func info(for entry: QueueEntry) -> OpenedEntry {
-        OpenedEntry(entry: entry, format: format, frameCount: frameCount, metadata: metadata)
+        OpenedEntry(entry: entry, format: format, frameCount: frameCount, metadata: metadata, isLive: isLive)
     }
 }
 

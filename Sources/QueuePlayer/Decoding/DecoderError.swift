@@ -8,7 +8,7 @@ public struct DecoderError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case fileNotFound, unreadable, empty, notMPEGAudio, truncated, decodingFailed, seekOutOfRange
-            case libraryFailure, networkFailure, serverRefused, unsupportedStream, interrupted
+            case libraryFailure, networkFailure, serverRefused, interrupted
         }
 
         private let kind: Kind
@@ -34,8 +34,6 @@ public struct DecoderError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let networkFailure = Code(kind: .networkFailure)
         /// A remote item's server answered with an error status (404, 500, ...).
         public static let serverRefused = Code(kind: .serverRefused)
-        /// A remote item this player cannot play yet: a live stream, whose length is not known.
-        public static let unsupportedStream = Code(kind: .unsupportedStream)
         /// A wait for a remote item's bytes was cut short because the player needed its decoding thread; the
         /// player opens the item again. Never reported as an item's failure.
         static let interrupted = Code(kind: .interrupted)

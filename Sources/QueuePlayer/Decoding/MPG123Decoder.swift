@@ -26,6 +26,8 @@ package final class MPG123Decoder: AudioDecoder {
     /// The exact gapless length: from the LAME/Xing header when there is one, else from a full scan at init. A
     /// truncated file decodes fewer frames, and ``decode(into:)`` then reports it.
     package let frameCount: Int
+    /// True for a live stream (a remote item of unknown length that is not a file): `Int.max` frames.
+    package let isLive: Bool
     /// ID3v2 tags, with ID3v1 filling what ID3v2 lacks.
     package let metadata: ItemMetadata
     /// Bytes of garbage skipped so far while resynchronising.
@@ -71,18 +73,14 @@ package final class MPG123Decoder: AudioDecoder {
         mpg123_getformat(handle, &rate, &channels, &encoding)
         format = .stereo(sampleRate: rate)
         let announced = mpg123_length(handle)
+        isLive = remote?.head.isLive ?? false
         if Self.lengthIsExact(handle), announced > 0 {
             // A LAME/Xing header gives the exact gapless length: no need to read the whole file before playing.
             frameCount = announced
             metadata = Self.readMetadata(handle)
         } else if let remote {
-            guard remote.head.length != nil, announced > 0 else {
-                mpg123_delete(handle)
-                throw DecoderError(
-                    .unsupportedStream, url: url, reason: "a live stream (its length is not known)",
-                    suggestion: "Live streams are not supported yet; queue MP3 files (podcast episodes) by URL")
-            }
-            frameCount = announced
+            // Without a length (a live stream, or a file whose server did not say), it plays until its end or a skip.
+            frameCount = announced > 0 ? announced : .max
             metadata = Self.readMetadata(handle)
             checksTruncation = false
         } else {

@@ -23,6 +23,8 @@ package final class ResampledDecoder: AudioDecoder {
     /// The source's length, scaled to the output rate.
     package let frameCount: Int
     package var metadata: ItemMetadata { source.metadata }
+    /// True when the source is a live stream.
+    package var isLive: Bool { source.isLive }
     /// The rate of the frames the source decodes.
     package let sourceFormat: AudioFormat
 
@@ -68,7 +70,8 @@ package final class ResampledDecoder: AudioDecoder {
         self.source = source
         sourceFormat = source.format
         format = AudioFormat(sampleRate: outputRate, channelCount: source.format.channelCount)
-        frameCount = Self.scale(source.frameCount, from: source.format.sampleRate, to: outputRate)
+        frameCount =
+            source.isLive ? .max : Self.scale(source.frameCount, from: source.format.sampleRate, to: outputRate)
         input = [Float](repeating: 0, count: Self.inputChunkFrames * source.format.channelCount)
         var error: soxr_error_t?
         var quality = soxr_quality_spec(recipe.soxrRecipe, 0)

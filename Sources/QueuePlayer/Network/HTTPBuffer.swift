@@ -19,6 +19,10 @@ final class HTTPBuffer: Sendable {
         var length: Int?
         /// Whether the server answers `Range` requests (`Accept-Ranges: bytes`, or a 206 answer).
         var acceptsRanges: Bool
+
+        /// A live stream (a radio station): no length, and not a file that could be asked for in ranges. It has no
+        /// end: when its body ends, it is asked for again, at its live edge.
+        var isLive: Bool { length == nil && !acceptsRanges }
     }
 
     /// The buffer and what is known of the download, for the two sides to read and change under the lock.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Fetches a remote item into an ``HTTPBuffer`` with async-http-client, from a byte offset on, and keeps fetching
 /// through dropped connections.
@@ -17,14 +18,20 @@ import NIOHTTP1
 /// Threading: runs as a task of its own; the buffer is its only link to the decoder.
 enum HTTPDownload {
     /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after
-    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store.
+    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store. It runs on an event
+    /// loop of its own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to
+    /// open) cannot hold up the downloads.
     static let client = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        eventLoopGroup: eventLoopGroup,
         configuration: HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             timeout: .init(connect: .seconds(5), read: .seconds(10))))
+    /// The client's event loop: one thread, for the downloads alone (``DownloadExecutor``).
+    static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// How long an answer's head may take.
     static let headTimeout = TimeAmount.seconds(15)
+    /// A connection that lasts this long counts as steady: after it drops, the backoff starts again.
+    static let steadyConnection = Duration.seconds(10)
     /// The waits before each new attempt after a drop, about 25 s in all; then the item fails.
     static let reconnectDelays: [Duration] = [
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
@@ -35,7 +42,7 @@ enum HTTPDownload {
     static func start(
         url: URL, at offset: Int, generation: Int, into buffer: HTTPBuffer, logger: Logger
     ) -> Task<Void, Never> {
-        Task {
+        Task(executorPreference: DownloadExecutor.shared) {
             await run(Request(url: url, generation: generation, buffer: buffer, logger: logger), from: offset)
         }
     }
@@ -46,7 +53,9 @@ enum HTTPDownload {
         let generation: Int
         let buffer: HTTPBuffer
         let logger: Logger
-        var isAnswered: Bool { buffer.state.withLock { $0.head != nil } }
+        /// What the first answer said, once there was one.
+        var head: HTTPBuffer.Head? { buffer.state.withLock { $0.head } }
+        var isAnswered: Bool { head != nil }
 
         func error(_ code: DecoderError.Code, _ reason: String, _ suggestion: String) -> DecoderError {
             DecoderError(code, url: url, reason: reason, suggestion: suggestion)
@@ -71,10 +80,11 @@ enum HTTPDownload {
     private static func run(_ request: Request, from start: Int) async {
         var offset = start
         var failedAttempts = 0
+        var lostAt: ContinuousClock.Instant?
         while !Task.isCancelled {
-            let before = offset
+            let started = ContinuousClock.now
             do {
-                if try await attempt(request, offset: &offset) { return }
+                if try await attempt(request, offset: &offset, lostAt: &lostAt) { return }
                 throw Interruption.dropped("the server ended the body early")
             } catch Interruption.fatal(let error) {
                 request.buffer.failed(error, generation: request.generation)
@@ -89,7 +99,9 @@ enum HTTPDownload {
                     request.buffer.failed(failure, generation: request.generation)
                     return
                 }
-                failedAttempts = offset > before ? 1 : failedAttempts + 1
+                // A connection that lasted starts the backoff again; one closed at once (a server that restarts, or
+                // ends each body at once) moves it on.
+                failedAttempts = ContinuousClock.now - started >= steadyConnection ? 1 : failedAttempts + 1
                 guard failedAttempts <= reconnectDelays.count else {
                     let failure = request.error(
                         .networkFailure, "the connection was lost at byte \(offset) and did not come back: \(reason)",
@@ -98,6 +110,7 @@ enum HTTPDownload {
                     return
                 }
                 if failedAttempts == 1 {
+                    lostAt = .now
                     request.logger.warning(
                         "connection lost; reconnecting",
                         metadata: ["url": "\(request.url.absoluteString)", "byte": "\(offset)", "reason": "\(reason)"])
@@ -107,18 +120,30 @@ enum HTTPDownload {
         }
     }
 
-    /// Requests the item from `offset` and copies its body into the buffer, moving `offset` past what arrived.
-    /// True when the item's end was reached (or the fetch is no longer wanted); false when the body ended early.
-    private static func attempt(_ request: Request, offset: inout Int) async throws -> Bool {
+    /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
+    /// moving `offset` past what arrived. True when the item's end was reached (or the fetch is no longer wanted);
+    /// false when the body ended early, which for a live stream is whenever it ends. `lostAt` is when the connection
+    /// before this one was lost: a live stream's gap is logged from it once the server answers again.
+    private static func attempt(
+        _ request: Request, offset: inout Int, lostAt: inout ContinuousClock.Instant?
+    ) async throws -> Bool {
+        let known = request.head
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.headers.add(name: "User-Agent", value: "QueuePlayer")
-        if offset > 0 { httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-") }
+        if offset > 0, known?.isLive != true { httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response = try await client.execute(httpRequest, timeout: headTimeout)
         let answer = try check(response, request: request, offset: offset)
         if case .pastTheEnd = answer {
             request.buffer.completed(generation: request.generation)
             return true
         }
+        if let lost = lostAt, known?.isLive == true {
+            let gap = Int((ContinuousClock.now - lost) / .milliseconds(1))
+            request.logger.warning(
+                "reconnected to the live stream at its live edge; what it sent meanwhile was missed",
+                metadata: ["url": "\(request.url.absoluteString)", "gap": "\(gap) ms"])
+        }
+        lostAt = nil
         var toSkip = answer.skippedBytes
         for try await var chunk in response.body {
             if toSkip > 0 {
@@ -130,9 +155,8 @@ enum HTTPDownload {
             guard await request.buffer.append(chunk, generation: request.generation) else { return true }
             offset += chunk.readableBytes
         }
-        guard toSkip == 0 else { return false }
-        let length = request.buffer.state.withLock { $0.head?.length }
-        if let length, offset < length { return false }
+        guard toSkip == 0, request.head?.isLive != true else { return false }
+        if let length = request.head?.length, offset < length { return false }
         request.buffer.completed(generation: request.generation)
         return true
     }
@@ -154,9 +178,14 @@ enum HTTPDownload {
     /// Reads the answer's head, tells it to the buffer, and says where its body starts. Throws
     /// ``Interruption/fatal(_:)`` for an answer the item cannot be played from.
     private static func check(_ response: HTTPClientResponse, request: Request, offset: Int) throws -> Answer {
+        let known = request.head
         let headers = response.headers
         if response.status == .rangeNotSatisfiable, offset > 0 { return .pastTheEnd }
         guard (200..<300).contains(response.status.code) else {
+            // Once answered, an error is the server restarting (Icecast answers 404 until its source is back).
+            if known != nil {
+                throw Interruption.dropped("the server answered \(response.status.code) \(response.status.reasonPhrase)")
+            }
             throw Interruption.fatal(
                 request.error(
                     .serverRefused, "the server answered \(response.status.code) \(response.status.reasonPhrase)",
@@ -169,6 +198,8 @@ enum HTTPDownload {
                     .notMPEGAudio, "not an MP3 stream: the server sent \(type)",
                     "Check the URL: it should lead to the audio itself, not to a web page"))
         }
+        // A live stream's new connection goes on where the old one stopped: its bytes follow on in the buffer.
+        if known?.isLive == true { return .fromOffset }
         let bodyLength = headers.first(name: "Content-Length").flatMap { Int($0) }
         let answer: Answer
         let length: Int?
@@ -184,7 +215,7 @@ enum HTTPDownload {
             response.status == .partialContent
             || headers.first(name: "Accept-Ranges")?.lowercased() == "bytes"
         let head = HTTPBuffer.Head(length: length, acceptsRanges: acceptsRanges)
-        if !request.isAnswered || answer.skippedBytes == 0 {
+        if known == nil || answer.skippedBytes == 0 {
             request.buffer.receivedHead(head, generation: request.generation)
         }
         return answer

@@ -73,9 +73,10 @@ extension PlaybackEngine {
         let startFrame: Int
         do {
             decoder = try openDecoder(entry.url, context: decodingContext)
-            startFrame = led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
+            // A live stream starts again at its live edge, wherever it was.
+            startFrame = decoder.isLive ? 0 : led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
-        } catch where error.code == .interrupted {
+        } catch where error.code == DecoderError.Code.interrupted {
             state.withLock { $0.abandonOpening() }.forEach { $0(false) }
             return
         } catch {

@@ -61,19 +61,22 @@ public struct OpenedEntry: Hashable, Sendable {
     public let entry: QueueEntry
     /// The decoded format (always stereo).
     public let format: AudioFormat
-    /// The exact length in frames, gapless.
+    /// The exact length in frames, gapless; `Int.max` for a live stream.
     public let frameCount: Int
     /// The tags.
     public let metadata: ItemMetadata
+    /// True for a live stream (a radio station): it has no length and no end, and cannot be sought in.
+    public let isLive: Bool
 
     /// Creates item information.
-    public init(entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata) {
+    public init(entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata, isLive: Bool = false) {
         self.entry = entry
         self.format = format
         self.frameCount = frameCount
         self.metadata = metadata
+        self.isLive = isLive
     }
 
-    /// The length in seconds.
-    public var duration: Double { format.seconds(forFrames: frameCount) }
+    /// The length in seconds; infinity for a live stream.
+    public var duration: Double { isLive ? .infinity : format.seconds(forFrames: frameCount) }
 }

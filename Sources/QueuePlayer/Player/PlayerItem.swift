@@ -78,13 +78,18 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// `.unknown`, then `.readyToPlay` or `.failed(error)`.
     public var status: Status { state.withLock { $0.opening.status } }
 
-    /// The exact length, in the item's sample rate; ``MediaTime/indefinite`` until the item is ready.
+    /// The exact length, in the item's sample rate; ``MediaTime/indefinite`` until the item is ready, and for a live
+    /// stream (a radio station), which has no length, as AVFoundation has it.
     public var duration: MediaTime {
         state.withLock { state in
-            state.opening.info.map { MediaTime(value: Int64($0.frameCount), timescale: Int32($0.format.sampleRate)) }
-                ?? .indefinite
+            guard let info = state.opening.info, !info.isLive else { return .indefinite }
+            return MediaTime(value: Int64(info.frameCount), timescale: Int32(info.format.sampleRate))
         }
     }
+
+    /// True once the item is ready and turned out to be a live stream (a radio station): its ``duration`` is
+    /// ``MediaTime/indefinite``, it has no end, and a seek in it is refused.
+    public var isLive: Bool { state.withLock { $0.opening.info?.isLive ?? false } }
 
     /// The tags; empty until the item is ready.
     public var metadata: ItemMetadata { state.withLock { $0.opening.info?.metadata ?? ItemMetadata() } }

@@ -53,7 +53,8 @@ extension QueuePlayer {
     /// The current item, with its format, length and tags read from its file first when the player has not
     /// opened it yet (paused before the first play, cued, restored, reached by a skip while paused): its
     /// ``PlayerItem/status`` is then `.readyToPlay`, or `.failed` naming the file. Reads the file once per item
-    /// (milliseconds); any thread.
+    /// (milliseconds); a remote item is not fetched here, and stays `.unknown` until the player opens it to play.
+    /// Any thread.
     public func loadCurrentItem() -> PlayerItem? {
         guard let item = currentItem else { return nil }
         if item.status == .unknown {
@@ -82,16 +83,18 @@ extension QueuePlayer {
 
     // MARK: Internals the transport shares
 
-    /// `item`'s sample rate, reading its file first if the player has not opened it; nil when it cannot be read.
+    /// `item`'s sample rate, reading its file first if the player has not opened it; nil when it cannot be read, and
+    /// for a remote item the player has not opened yet.
     func loadedSampleRate(_ item: PlayerItem) -> Int? {
         if item.status == .unknown { load(item) }
         let duration = item.duration
         return duration.isNumeric ? Int(duration.timescale) : nil
     }
 
-    /// Reads `item`'s format, length and tags without decoding, marking it ready or failed.
+    /// Reads `item`'s format, length and tags without decoding, marking it ready or failed. A remote item is left
+    /// as it is: its server is not waited for on a caller's thread.
     private func load(_ item: PlayerItem) {
-        guard let entry = entry(for: item) else { return }
+        guard !item.url.isRemoteItem, let entry = entry(for: item) else { return }
         do {
             item.markReady(try engine.openDecoder(item.url).info(for: entry))
         } catch {

@@ -83,11 +83,11 @@ package struct EntryDetails: Codable, Sendable, Equatable {
     package var title: String?
     package var artists: [String]
     package var album: String?
-    /// Seconds.
-    package var length: Double
+    /// Seconds; nil for a live stream, which has no length.
+    package var length: Double?
 
     /// Metadata with the fields given.
-    package init(id: Int, url: String, title: String?, artists: [String], album: String?, length: Double) {
+    package init(id: Int, url: String, title: String?, artists: [String], album: String?, length: Double?) {
         self.id = id
         self.url = url
         self.title = title

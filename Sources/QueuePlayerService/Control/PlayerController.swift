@@ -61,8 +61,8 @@ package final class PlayerController: Sendable {
 
         /// Seconds into the item.
         var seconds: Double { time.isNumeric ? time.seconds : 0 }
-        /// The item's length in seconds; 0 while it cannot be read.
-        var length: Double { item.duration.isNumeric ? item.duration.seconds : 0 }
+        /// The item's length in seconds; 0 while it cannot be read; nil for a live stream, which has none.
+        var length: Double? { item.isLive ? nil : item.duration.isNumeric ? item.duration.seconds : 0 }
     }
 
     /// A controller of `player`, saving to `store`. `application` receives `background` and `foreground`.
@@ -362,6 +362,9 @@ package final class PlayerController: Sendable {
     private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {
         guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
         guard let shown = currentEntry() else { throw ControlError("position: nothing is queued") }
+        guard !shown.item.isLive else {
+            throw ControlError("position: \(shown.entry.path) is a live stream, which cannot be sought in")
+        }
         guard case let length = shown.item.duration, length.isNumeric else {
             throw ControlError("position: \(shown.entry.path) cannot be read, so it cannot be sought in")
         }

@@ -44,10 +44,11 @@ package struct MPRISState: Equatable {
         guard let track = snapshot.current else { return [] }
         var fields: [(String, Value)] = [
             ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
-            ("mpris:length", .int64(Int64(track.length * 1_000_000))),
             ("xesam:title", .string(track.title ?? URL(itemPath: track.url).lastPathComponent)),
             ("xesam:url", .string(URL(itemPath: track.url).absoluteString)),
         ]
+        // A live stream has no length: MPRIS leaves the key out.
+        if let length = track.length { fields.insert(("mpris:length", .int64(Int64(length * 1_000_000))), at: 1) }
         if !track.artists.isEmpty { fields.append(("xesam:artist", .strings(track.artists))) }
         if let album = track.album { fields.append(("xesam:album", .string(album))) }
         return fields

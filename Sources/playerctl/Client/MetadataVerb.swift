@@ -52,7 +52,7 @@ struct MetadataVerb: ParsableCommand {
         guard metadata, let track = state.current else { return values }
         let url = (track.url.contains("://") ? URL(string: track.url) : nil) ?? URL(fileURLWithPath: track.url)
         values["mpris:trackid"] = .string("'/org/mpris/MediaPlayer2/Track/\(track.id)'")
-        values["mpris:length"] = .integer(Int64(track.length * 1_000_000))
+        values["mpris:length"] = track.length.map { .integer(Int64($0 * 1_000_000)) }
         values["xesam:title"] = .string(track.title ?? url.lastPathComponent)
         values["xesam:url"] = .string(url.absoluteString)
         if !track.artists.isEmpty { values["xesam:artist"] = .string(track.artists.joined(separator: ", ")) }
