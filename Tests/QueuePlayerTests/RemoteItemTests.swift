@@ -185,4 +185,23 @@ struct RemoteItemTests {
         engine.shutdown()
         try await server.stop()
     }
+
+    @Test("a SHOUTcast v1 server's 'ICY 200 OK' plays as the same stream from an HTTP server does")
+    func shoutcast() async throws {
+        var station = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
+        station.isLive = true
+        station.liveProtocol = "ICY"
+        let server = try await HTTPTestServer(routes: ["/shoutcast": station])
+        let decoder = try MPG123Decoder(url: server.url("/shoutcast"), logger: quietLogger)
+        #expect(decoder.isLive)
+        var samples: [Float] = []
+        var chunk = [Float](repeating: 0, count: 8192)
+        while samples.count < 2 * 66_150 {
+            var span = chunk.mutableSpan
+            let frames = try decoder.decode(into: &span)
+            samples += chunk[..<(frames * 2)]
+        }
+        try await server.stop()
+        #expect(sampleDifference(Array(samples.prefix(2 * 66_150)), try Fixtures.referenceFloat("join-1")) == nil)
+    }
 }

@@ -27,6 +27,8 @@ public final class HTTPTestServer: Sendable {
         public var stallsAfterBytes: Int?
         /// Answers as a live stream (Icecast) does: no length, no ranges, the body's end is the connection's.
         public var isLive = false
+        /// A live stream's status line starts with this protocol: `HTTP/1.0`, or `ICY` as SHOUTcast v1 answers.
+        public var liveProtocol = "HTTP/1.0"
 
         /// A route serving `body` as MP3 audio.
         public init(body: [UInt8]) {
@@ -164,7 +166,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
         var body = route.body
         var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
         if route.isLive {
-            let head = "HTTP/1.0 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+            let head = "\(route.liveProtocol) \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
             return Array(head.utf8) + body
         }
         if route.acceptsRanges {

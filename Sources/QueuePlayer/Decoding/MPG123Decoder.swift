@@ -78,7 +78,7 @@ package final class MPG123Decoder: AudioDecoder {
             // A LAME/Xing header gives the exact gapless length: no need to read the whole file before playing.
             frameCount = announced
             metadata = Self.readMetadata(handle)
-        } else if let remote {
+        } else if remote != nil {
             // Without a length (a live stream, or a file whose server did not say), it plays until its end or a skip.
             frameCount = announced > 0 ? announced : .max
             metadata = Self.readMetadata(handle)

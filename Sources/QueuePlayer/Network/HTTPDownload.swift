@@ -18,14 +18,16 @@ import NIOPosix
 /// Threading: runs as a task of its own; the buffer is its only link to the decoder.
 enum HTTPDownload {
     /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after
-    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store. It runs on an event
+    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store; a SHOUTcast v1
+    /// server's `ICY 200 OK` is understood (``ShoutcastStatusLine``). It runs on an event
     /// loop of its own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to
     /// open) cannot hold up the downloads.
     static let client = HTTPClient(
         eventLoopGroup: eventLoopGroup,
         configuration: HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .seconds(5), read: .seconds(10))))
+            timeout: .init(connect: .seconds(5), read: .seconds(10)),
+            http1_1ConnectionDebugInitializer: ShoutcastStatusLine.install))
     /// The client's event loop: one thread, for the downloads alone (``DownloadExecutor``).
     static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// How long an answer's head may take.
@@ -182,13 +184,12 @@ enum HTTPDownload {
         let headers = response.headers
         if response.status == .rangeNotSatisfiable, offset > 0 { return .pastTheEnd }
         guard (200..<300).contains(response.status.code) else {
+            let status = "the server answered \(response.status.code) \(response.status.reasonPhrase)"
             // Once answered, an error is the server restarting (Icecast answers 404 until its source is back).
-            if known != nil {
-                throw Interruption.dropped("the server answered \(response.status.code) \(response.status.reasonPhrase)")
-            }
+            if known != nil { throw Interruption.dropped(status) }
             throw Interruption.fatal(
                 request.error(
-                    .serverRefused, "the server answered \(response.status.code) \(response.status.reasonPhrase)",
+                    .serverRefused, status,
                     response.status.code >= 500
                         ? "The server failed; try again later" : "Check the URL, or remove the item from the queue"))
         }

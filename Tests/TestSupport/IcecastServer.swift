@@ -1,0 +1,123 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Debian's Icecast server (`icecast2`), private to a test: on a free port of 127.0.0.1, with its logs in a folder of
+/// its own, running as `nobody` (Icecast refuses to run as root unless its configuration changes the owner).
+/// Stopped when released.
+///
+/// Starting never skips: if the server does not come up, the initializer throws and the test fails.
+public final class IcecastServer: Sendable {
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The port it listens on.
+    public let port: Int
+    /// The source password (user `source`).
+    public let sourcePassword = "queueplayer-source"
+    private let process: Process
+    private let folder: String
+
+    public init() throws {
+        folder = "/tmp/queueplayer-test-icecast-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+        port = try Self.freePort()
+        let configuration = """
+            <icecast>
+              <limits><clients>20</clients><sources>4</sources><source-timeout>5</source-timeout>
+                <queue-size>1048576</queue-size><burst-size>65536</burst-size></limits>
+              <authentication><source-password>\(sourcePassword)</source-password>
+                <admin-user>admin</admin-user><admin-password>\(sourcePassword)</admin-password></authentication>
+              <hostname>127.0.0.1</hostname>
+              <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
+              <paths><basedir>/usr/share/icecast2</basedir><logdir>\(folder)</logdir>
+                <webroot>/usr/share/icecast2/web</webroot><adminroot>/usr/share/icecast2/admin</adminroot></paths>
+              <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>2</loglevel></logging>
+              <security><chroot>0</chroot>
+                <changeowner><user>nobody</user><group>nogroup</group></changeowner></security>
+            </icecast>
+            """
+        let file = "\(folder)/icecast.xml"
+        try configuration.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
+        process.arguments = ["-c", file]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw StartError(description: "cannot run /usr/bin/icecast2 (scripts/setup installs it): \(error)")
+        }
+        self.process = process
+        // Its listening socket is the sign that it is up: try it until it answers, for at most 5 s.
+        let deadline = Date().addingTimeInterval(5)
+        while !Self.answers(port: port) {
+            guard Date() < deadline, process.isRunning else {
+                process.terminate()
+                throw StartError(description: "icecast2 did not start on port \(port); see \(folder)/error.log")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The listeners' URL of `mount` ("/radio.mp3").
+    public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
+
+    private static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        guard let port = channel.localAddress?.port else { throw StartError(description: "no free port") }
+        return port
+    }
+
+    private static func answers(port: Int) -> Bool {
+        (try? ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).flatMap { $0.close() }.wait()) != nil
+    }
+}
+
+/// A source client for an ``IcecastServer``: `PUT`s an MP3 file to a mount, over and over, at 160 KB/s (several
+/// times real time), until stopped.
+public final class IcecastSource: Sendable {
+    private let channel: any Channel
+    private let sending: RepeatedTask
+
+    /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners).
+    public init(server: IcecastServer, mount: String, file: URL, name: String) async throws {
+        let bytes = Array(try Data(contentsOf: file))
+        let credentials = Data("source:\(server.sourcePassword)".utf8).base64EncodedString()
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: server.port).get()
+        let head =
+            "PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic \(credentials)\r\n"
+            + "Content-Type: audio/mpeg\r\nIce-Name: \(name)\r\nIce-Public: 0\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: head))
+        let channel = self.channel
+        let chunk = 8192
+        sending = try await channel.eventLoop.submit {
+            // Only the loop's thread sends, so the offset needs no lock.
+            let offset = NIOLoopBoundBox(0, eventLoop: channel.eventLoop)
+            return channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(50)) { _ in
+                let end = min(offset.value + chunk, bytes.count)
+                channel.writeAndFlush(ByteBuffer(bytes: bytes[offset.value..<end]), promise: nil)
+                offset.value = end % bytes.count
+            }
+        }.get()
+    }
+
+    /// Stops sending and disconnects: Icecast drops the mount and its listeners.
+    public func stop() async throws {
+        sending.cancel()
+        try await channel.close()
+    }
+}
