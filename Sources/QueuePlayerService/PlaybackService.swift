@@ -167,6 +167,10 @@ package final class PlaybackService: Service {
                 }
             case .itemReady:
                 break
+            case .metadataChanged(let entry, let metadata):
+                if let title = metadata.title {
+                    logger.info("now playing on \(metadata.stationName ?? entry.displayName): \(title)")
+                }
             case .itemFinished(let entry):
                 logger.debug("finished \(entry.path)")
             case .itemFailed(let entry, let error):

@@ -65,6 +65,7 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
         switch event {
         case .itemReady: return nil
         case .itemStarted(let item): return "start \(name(item.entry))"
+        case .metadataChanged(let entry, let metadata): return "title \(name(entry)) \(metadata.title ?? "none")"
         case .itemFinished(let entry): return "end \(name(entry))"
         case .itemFailed(let entry, let error): return "fail \(name(entry)) \(error.code)"
         case .queueFinished: return "queue end"

@@ -10,6 +10,7 @@ private final class ToneSource: AudioDecoder {
     let format: AudioFormat
     let frameCount: Int
     let isLive = false
+    func takeTimedMetadata() -> [TimedMetadata] { [] }
     let metadata = ItemMetadata()
     private let frequency: Double
     private let amplitude: Double

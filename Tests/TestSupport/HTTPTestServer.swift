@@ -29,6 +29,14 @@ public final class HTTPTestServer: Sendable {
         public var isLive = false
         /// A live stream's status line starts with this protocol: `HTTP/1.0`, or `ICY` as SHOUTcast v1 answers.
         public var liveProtocol = "HTTP/1.0"
+        /// For a request that asks for ICY metadata, a live stream puts a metadata block after every this many bytes
+        /// of its body (`icy-metaint`).
+        public var icyInterval: Int?
+        /// The `StreamTitle` bytes of the blocks that carry one, by block number (1: after the first interval); the
+        /// other blocks are empty.
+        public var icyTitles: [Int: [UInt8]] = [:]
+        /// The `icy-name` header's bytes.
+        public var icyName: [UInt8]?
 
         /// A route serving `body` as MP3 audio.
         public init(body: [UInt8]) {
@@ -143,6 +151,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let range = head.headers.first(name: "Range")
+        let wantsMetadata = head.headers.first(name: "Icy-MetaData") == "1"
         tables.record(HTTPTestServer.Request(path: head.uri, range: range))
         let route = tables.routes.withLock { routes -> HTTPTestServer.Route? in
             guard var route = routes[head.uri] else { return nil }
@@ -150,7 +159,9 @@ private final class Responder: ChannelInboundHandler, Sendable {
             route.dropsAfterBytes = Array(route.dropsAfterBytes.prefix(1))
             return route
         }
-        let answer = route.map { Self.answer($0, range: range) } ?? Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8)
+        let answer =
+            route.map { Self.answer($0, range: range, icy: wantsMetadata) }
+            ?? Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8)
         let channel = context.channel
         let write = channel.writeAndFlush(ByteBuffer(bytes: answer))
         if route?.stallsAfterBytes == nil {
@@ -160,14 +171,20 @@ private final class Responder: ChannelInboundHandler, Sendable {
         }
     }
 
-    /// The status line, headers and body (cut short where the route drops) for a request with `range`.
-    private static func answer(_ route: HTTPTestServer.Route, range: String?) -> [UInt8] {
+    /// The status line, headers and body (cut short where the route drops) for a request with `range`, with ICY
+    /// metadata when `icy` and the route has some.
+    private static func answer(_ route: HTTPTestServer.Route, range: String?, icy: Bool) -> [UInt8] {
         var status = route.status
         var body = route.body
         var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
         if route.isLive {
-            let head = "\(route.liveProtocol) \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
-            return Array(head.utf8) + body
+            if icy, let interval = route.icyInterval {
+                headers.append("icy-metaint: \(interval)")
+                body = interleave(body, every: interval, titles: route.icyTitles)
+            }
+            let head = "\(route.liveProtocol) \(status)\r\n" + headers.map { $0 + "\r\n" }.joined()
+            let name = route.icyName.map { Array("icy-name: ".utf8) + $0 + Array("\r\n".utf8) } ?? []
+            return Array(head.utf8) + name + Array("\r\n".utf8) + body
         }
         if route.acceptsRanges {
             headers.append("Accept-Ranges: bytes")
@@ -181,6 +198,23 @@ private final class Responder: ChannelInboundHandler, Sendable {
         if let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes { body = Array(body.prefix(cut)) }
         let head = "HTTP/1.1 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         return Array(head.utf8) + body
+    }
+
+    /// `body` with an ICY metadata block after every `interval` bytes: a length byte (in 16s) and the block, padded
+    /// with NULs; `StreamTitle='…';` where `titles` has one for the block's number.
+    private static func interleave(_ body: [UInt8], every interval: Int, titles: [Int: [UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        var number = 0
+        for start in stride(from: 0, to: body.count, by: interval) {
+            out += body[start..<min(start + interval, body.count)]
+            guard start + interval <= body.count else { break }
+            number += 1
+            var block = titles[number].map { Array("StreamTitle='".utf8) + $0 + Array("';".utf8) } ?? []
+            let length = (block.count + 15) / 16
+            block += [UInt8](repeating: 0, count: length * 16 - block.count)
+            out += [UInt8(length)] + block
+        }
+        return out
     }
 
     /// The first byte of `bytes=N-`.

@@ -26,6 +26,19 @@ package protocol AudioDecoder: AnyObject {
     func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int
     /// Moves so that the next frame decoded is `frame` (0-based, sample-exact).
     func seek(toFrame frame: Int) throws(DecoderError)
+    /// Takes the metadata changes met in the frames decoded so far (a stream's ICY titles), each with the item
+    /// frame it applies from, oldest first.
+    func takeTimedMetadata() -> [TimedMetadata]
+}
+
+/// Metadata that applies from a frame of its item on: a stream's title, sent by its server (ICY).
+///
+/// A value type, safe to pass between threads.
+package struct TimedMetadata: Sendable, Equatable {
+    /// The item frame (at the decoder's rate) from which it applies.
+    package var frame: Int
+    /// The item's metadata from that frame on.
+    package var metadata: ItemMetadata
 }
 
 extension AudioDecoder {

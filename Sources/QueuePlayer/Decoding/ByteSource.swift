@@ -11,6 +11,13 @@ protocol ByteSource: AnyObject {
     func seek(to offset: Int, whence: Int32) -> Int
     /// Why the last `read` or `seek` returned -1, named for the user; nil when `errno` says it.
     var failure: DecoderError? { get }
+    /// Takes the titles a stream's server sent (ICY `StreamTitle`) for bytes up to `offset`, oldest first.
+    func takeTitles(through offset: Int) -> [String]
+}
+
+extension ByteSource {
+    /// A file has no stream titles.
+    func takeTitles(through offset: Int) -> [String] { [] }
 }
 
 /// The object libmpg123's reader callbacks receive as their handle: one class, so that the callbacks, which cannot

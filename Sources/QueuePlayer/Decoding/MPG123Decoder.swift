@@ -28,8 +28,8 @@ package final class MPG123Decoder: AudioDecoder {
     package let frameCount: Int
     /// True for a live stream (a remote item of unknown length that is not a file): `Int.max` frames.
     package let isLive: Bool
-    /// ID3v2 tags, with ID3v1 filling what ID3v2 lacks.
-    package let metadata: ItemMetadata
+    /// ID3v2 tags, with ID3v1 filling what ID3v2 lacks; a stream's station name.
+    package private(set) var metadata: ItemMetadata
     /// Bytes of garbage skipped so far while resynchronising.
     package private(set) var skippedBytes = 0
 
@@ -42,6 +42,9 @@ package final class MPG123Decoder: AudioDecoder {
     private var pendingFrameCount = 0
     private var framesDelivered = 0
     private var expectedStreamOffset: Int?
+    /// The input offset of the MPEG frame decoded last.
+    private var frameStartOffset = 0
+    private var timedMetadata: [TimedMetadata] = []
 
     /// Opens a local file at `url` (scanning it when it has no LAME header), with `logger` receiving resync
     /// warnings. See ``init(url:context:)``.
@@ -74,15 +77,17 @@ package final class MPG123Decoder: AudioDecoder {
         format = .stereo(sampleRate: rate)
         let announced = mpg123_length(handle)
         isLive = remote?.head.isLive ?? false
-        if Self.lengthIsExact(handle), announced > 0 {
+        if let remote, isLive || !Self.lengthIsExact(handle) || announced <= 0 {
+            // A live stream, or a remote file without a LAME header: not scanned (that would fetch all of it first).
+            // Without a length, it plays until its end or a skip.
+            frameCount = !isLive && announced > 0 ? announced : .max
+            metadata = Self.readMetadata(handle)
+            metadata.stationName = remote.head.stationName
+            checksTruncation = false
+        } else if Self.lengthIsExact(handle), announced > 0 {
             // A LAME/Xing header gives the exact gapless length: no need to read the whole file before playing.
             frameCount = announced
             metadata = Self.readMetadata(handle)
-        } else if remote != nil {
-            // Without a length (a live stream, or a file whose server did not say), it plays until its end or a skip.
-            frameCount = announced > 0 ? announced : .max
-            metadata = Self.readMetadata(handle)
-            checksTruncation = false
         } else {
             do throws(DecoderError) {
                 (frameCount, metadata) = try Self.scan(url, into: handle)
@@ -244,8 +249,9 @@ package final class MPG123Decoder: AudioDecoder {
         let capacity = destination.count / channels
         var written = 0
         while written < capacity {
-            if pendingFrameCount == 0, try !decodeNextFrame() {
-                break
+            if pendingFrameCount == 0 {
+                guard try decodeNextFrame() else { break }
+                noteTitles(atFrame: framesDelivered + written)
             }
             let count = min(pendingFrameCount, capacity - written)
             if let source = pendingSamples {
@@ -307,6 +313,21 @@ package final class MPG123Decoder: AudioDecoder {
         }
     }
 
+    /// Takes the titles the source received up to the MPEG frame just decoded, whose first output frame is `frame`:
+    /// a title sent before a frame's first byte applies from that frame on.
+    private func noteTitles(atFrame frame: Int) {
+        for title in source.takeTitles(through: frameStartOffset) {
+            var changed = metadata
+            changed.title = title
+            timedMetadata.append(TimedMetadata(frame: frame, metadata: changed))
+        }
+    }
+
+    package func takeTimedMetadata() -> [TimedMetadata] {
+        defer { timedMetadata = [] }
+        return timedMetadata
+    }
+
     /// Compares where this frame started with where the previous one ended; a difference is skipped garbage.
     private func noteResync() {
         var info = mpg123_frameinfo2()
@@ -314,6 +335,7 @@ package final class MPG123Decoder: AudioDecoder {
         guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, frameEnd >= 0 else { return }
         let frameLength = Int(info.framesize) + 4
         let frameStart = frameEnd - frameLength
+        frameStartOffset = frameStart
         if let expected = expectedStreamOffset, frameStart > expected {
             let skipped = frameStart - expected
             skippedBytes += skipped

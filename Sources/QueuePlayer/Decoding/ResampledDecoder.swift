@@ -25,6 +25,15 @@ package final class ResampledDecoder: AudioDecoder {
     package var metadata: ItemMetadata { source.metadata }
     /// True when the source is a live stream.
     package var isLive: Bool { source.isLive }
+
+    /// The source's metadata changes, their frames counted at the output rate.
+    package func takeTimedMetadata() -> [TimedMetadata] {
+        source.takeTimedMetadata().map { change in
+            TimedMetadata(
+                frame: Self.scale(change.frame, from: sourceFormat.sampleRate, to: format.sampleRate),
+                metadata: change.metadata)
+        }
+    }
     /// The rate of the frames the source decodes.
     package let sourceFormat: AudioFormat
 

@@ -19,6 +19,8 @@ final class HTTPBuffer: Sendable {
         var length: Int?
         /// Whether the server answers `Range` requests (`Accept-Ranges: bytes`, or a 206 answer).
         var acceptsRanges: Bool
+        /// The station's name (`icy-name`), for a stream that has one.
+        var stationName: String?
 
         /// A live stream (a radio station): no length, and not a file that could be asked for in ranges. It has no
         /// end: when its body ends, it is asked for again, at its live edge.
@@ -34,6 +36,9 @@ final class HTTPBuffer: Sendable {
         /// The offset up to which the decoder has read; bytes before it may be dropped to make room.
         var consumed = 0
         var head: Head?
+        /// Each ICY `StreamTitle` received and the item offset of the first byte it applies to, oldest first; the
+        /// decoder takes them as it decodes past them.
+        var titles: [(offset: Int, title: String)] = []
         /// The body ended where the item ends.
         var isComplete = false
         var failure: DecoderError?
@@ -67,6 +72,11 @@ final class HTTPBuffer: Sendable {
     /// The download of `generation` read its response's head.
     func receivedHead(_ head: Head, generation: Int) {
         update(generation: generation) { $0.head = head }
+    }
+
+    /// The download of `generation` received an ICY `title` that applies from item offset `offset` on.
+    func receivedTitle(_ title: String, at offset: Int, generation: Int) {
+        update(generation: generation) { $0.titles.append((offset, title)) }
     }
 
     /// The download of `generation` gave up: the decoder's next read fails with `failure`.

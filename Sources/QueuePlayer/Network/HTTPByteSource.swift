@@ -82,6 +82,14 @@ final class HTTPByteSource: ByteSource {
         return copied
     }
 
+    func takeTitles(through offset: Int) -> [String] {
+        buffer.state.withLock { state in
+            let count = state.titles.prefix { $0.offset <= offset }.count
+            defer { state.titles.removeFirst(count) }
+            return state.titles.prefix(count).map(\.title)
+        }
+    }
+
     func seek(to offset: Int, whence: Int32) -> Int {
         let base: Int
         switch whence {

@@ -132,6 +132,7 @@ enum HTTPDownload {
         let known = request.head
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.headers.add(name: "User-Agent", value: "QueuePlayer")
+        httpRequest.headers.add(name: "Icy-MetaData", value: "1")
         if offset > 0, known?.isLive != true { httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response = try await client.execute(httpRequest, timeout: headTimeout)
         let answer = try check(response, request: request, offset: offset)
@@ -147,15 +148,26 @@ enum HTTPDownload {
         }
         lostAt = nil
         var toSkip = answer.skippedBytes
-        for try await var chunk in response.body {
-            if toSkip > 0 {
-                let skipped = min(toSkip, chunk.readableBytes)
-                chunk.moveReaderIndex(forwardBy: skipped)
-                toSkip -= skipped
-                guard chunk.readableBytes > 0 else { continue }
+        // The item offset of this body's first byte of audio.
+        let bodyStart = offset - toSkip
+        let interval = response.headers.first(name: "icy-metaint").flatMap { Int($0) } ?? 0
+        var icy = interval > 0 ? ICYDemultiplexer(interval: interval) : nil
+        for try await body in response.body {
+            let (pieces, blocks) = icy?.split(body) ?? ([body], [])
+            for block in blocks {
+                guard let title = ICYDemultiplexer.streamTitle(in: block.bytes) else { continue }
+                request.buffer.receivedTitle(title, at: bodyStart + block.audioOffset, generation: request.generation)
             }
-            guard await request.buffer.append(chunk, generation: request.generation) else { return true }
-            offset += chunk.readableBytes
+            for var chunk in pieces {
+                if toSkip > 0 {
+                    let skipped = min(toSkip, chunk.readableBytes)
+                    chunk.moveReaderIndex(forwardBy: skipped)
+                    toSkip -= skipped
+                    guard chunk.readableBytes > 0 else { continue }
+                }
+                guard await request.buffer.append(chunk, generation: request.generation) else { return true }
+                offset += chunk.readableBytes
+            }
         }
         guard toSkip == 0, request.head?.isLive != true else { return false }
         if let length = request.head?.length, offset < length { return false }
@@ -215,7 +227,8 @@ enum HTTPDownload {
         let acceptsRanges =
             response.status == .partialContent
             || headers.first(name: "Accept-Ranges")?.lowercased() == "bytes"
-        let head = HTTPBuffer.Head(length: length, acceptsRanges: acceptsRanges)
+        let stationName = headers.first(name: "icy-name").map(ICYDemultiplexer.text(header:))
+        let head = HTTPBuffer.Head(length: length, acceptsRanges: acceptsRanges, stationName: stationName)
         if known == nil || answer.skippedBytes == 0 {
             request.buffer.receivedHead(head, generation: request.generation)
         }

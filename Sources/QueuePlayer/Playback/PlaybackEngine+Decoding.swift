@@ -76,7 +76,7 @@ extension PlaybackEngine {
             // A live stream starts again at its live edge, wherever it was.
             startFrame = decoder.isLive ? 0 : led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
-        } catch where error.code == DecoderError.Code.interrupted {
+        } catch let error where error.code == .interrupted {
             state.withLock { $0.abandonOpening() }.forEach { $0(false) }
             return
         } catch {
@@ -193,6 +193,11 @@ extension PlaybackEngine {
             if written > 0, endIsMarked {
                 endIsMarked = false
                 sink.resumeAfterEndOfStream()
+            }
+            let changes = decoder.takeTimedMetadata()
+            if !changes.isEmpty {
+                state.withLock { $0.timeline.noteMetadata(changes) }
+                renderer.wakeProgressWaiter()
             }
             if failure?.code == .interrupted {
                 return .interrupted

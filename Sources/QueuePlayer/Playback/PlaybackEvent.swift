@@ -9,6 +9,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     case itemReady(OpenedEntry)
     /// The first frame of an item is being heard.
     case itemStarted(OpenedEntry)
+    /// The item's metadata changed from this point of it on (a stream's title, sent by its server), posted as the
+    /// first frame after the change is heard, not when the title arrived (AVFoundation: timed metadata).
+    case metadataChanged(QueueEntry, ItemMetadata)
     /// The last frame of an item has been heard (AVFoundation: did play to end time).
     case itemFinished(QueueEntry)
     /// An item could not be played to its end: it could not be opened, or decoding stopped early. Posted where the

@@ -16,6 +16,8 @@ struct PlaybackTimeline {
         var hasStarted = false
         /// The item frame playback began at: 0, or where a seek landed.
         var resumeFrame = 0
+        /// Metadata changes not yet heard, each with the ring frame it applies from, in order.
+        var metadataChanges: [(frame: Int, metadata: ItemMetadata)] = []
     }
 
     /// Segments not yet fully reported, in stream order.
@@ -51,6 +53,13 @@ struct PlaybackTimeline {
         segments[last].failure = failure
     }
 
+    /// Notes metadata changes met while decoding the open segment, at its item frames.
+    mutating func noteMetadata(_ changes: [TimedMetadata]) {
+        guard let last = segments.indices.last, segments[last].endFrame == nil else { return }
+        let start = segments[last].startFrame
+        segments[last].metadataChanges += changes.map { (start + $0.frame, $0.metadata) }
+    }
+
     /// Records an item that failed to open, at ring frame `frame`: reported once everything before it is heard.
     mutating func recordFailure(_ entry: QueueEntry, _ error: DecoderError, atFrame frame: Int) {
         segments.append(EntrySpan(entry: entry, info: nil, startFrame: frame, endFrame: frame, failure: error))
@@ -70,6 +79,16 @@ struct PlaybackTimeline {
         return .itemStarted(info)
     }
 
+    /// Takes the first segment's next metadata change once ring frame `frame` is heard past the frame it applies
+    /// from (its item started), and returns its ``PlaybackEvent/metadataChanged(_:_:)``.
+    mutating func changeMetadata(ifHeardAt frame: Int) -> PlaybackEvent? {
+        guard let segment = segments.first, segment.hasStarted, let change = segment.metadataChanges.first,
+            frame > change.frame
+        else { return nil }
+        segments[0].metadataChanges.removeFirst()
+        return .metadataChanged(segment.entry, change.metadata)
+    }
+
     /// Removes the first segment once its end has been heard at ring frame `frame`, and returns its
     /// ``PlaybackEvent/itemFinished(_:)`` or ``PlaybackEvent/itemFailed(_:_:)``.
     mutating func finishFirst(ifHeardAt frame: Int) -> PlaybackEvent? {
@@ -85,6 +104,9 @@ struct PlaybackTimeline {
         guard let segment = segments.first else { return nil }
         if !segment.hasStarted, segment.info != nil, segment.endFrame != segment.startFrame {
             return segment.startFrame + 1
+        }
+        if let change = segment.metadataChanges.first {
+            return min(change.frame + 1, segment.endFrame ?? .max)
         }
         return segment.endFrame
     }

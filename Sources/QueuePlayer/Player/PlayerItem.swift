@@ -122,6 +122,20 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The metadata heard from now on (a stream's new title) replaces what opening the item found.
+    func changeMetadata(_ metadata: ItemMetadata) {
+        state.withLock { state in
+            guard let info = state.opening.info else { return }
+            let changed = OpenedEntry(
+                entry: info.entry, format: info.format, frameCount: info.frameCount, metadata: metadata,
+                isLive: info.isLive)
+            switch state.opening {
+            case .failed(let error, _): state.opening = .failed(error, changed)
+            default: state.opening = .ready(changed)
+            }
+        }
+    }
+
     func markFailed(_ error: DecoderError) {
         state.withLock { $0.opening = .failed(error, $0.opening.info) }
     }

@@ -7,6 +7,11 @@ extension QueuePlayer {
             item(for: info.entry)?.markReady(info)
         case .itemStarted(let info):
             transition(isCommand: false) { state, _ in state.playerHeardStart(of: info.entry) }
+        case .metadataChanged(let entry, let metadata):
+            if let item = item(for: entry) {
+                item.changeMetadata(metadata)
+                post(.timedMetadata(item, metadata))
+            }
         case .itemFinished(let entry):
             let item = transition(isCommand: false) { state, effects in
                 state.playerHeardEnd(of: entry, finished: true, into: &effects)

@@ -52,6 +52,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         case failedToPlayToEndTime(PlayerItem, DecoderError)
         /// The current item's time jumped (a seek).
         case timeJumped(PlayerItem)
+        /// The item's metadata changed from the point now heard on: a stream's new title (ICY `StreamTitle`), told
+        /// when the audio after it is heard, not when it arrived. ``PlayerItem/metadata`` says the same from now.
+        case timedMetadata(PlayerItem, ItemMetadata)
     }
 
     /// Identifies a current-item observer; the same token type as every other observer's.

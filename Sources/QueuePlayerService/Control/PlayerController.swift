@@ -295,7 +295,7 @@ package final class PlayerController: Sendable {
         switch event {
         case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
             saveAll()
-        case .itemReady, .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
+        case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
             break
         }
         broadcast()

@@ -1,0 +1,72 @@
+import Foundation
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import QueuePlayer
+
+@Suite("ICY metadata: stream titles taken out of the audio and told when heard")
+struct ICYMetadataTests {
+    @Test("blocks split across chunks come out whole, at their audio offsets, and the audio comes out alone")
+    func demultiplexing() {
+        let title = Array("StreamTitle='A';".utf8)
+        let block = [UInt8(1)] + title
+        let stream =
+            Array(repeating: UInt8(7), count: 10) + block + Array(repeating: 8, count: 10) + [0]
+            + Array(repeating: 9, count: 4)
+        var demultiplexer = ICYDemultiplexer(interval: 10)
+        var audio: [UInt8] = []
+        var blocks: [ICYDemultiplexer.Block] = []
+        for start in stride(from: 0, to: stream.count, by: 3) {
+            let (pieces, found) = demultiplexer.split(ByteBuffer(bytes: stream[start..<min(start + 3, stream.count)]))
+            audio += pieces.flatMap { Array($0.readableBytesView) }
+            blocks += found
+        }
+        #expect(
+            audio == Array(repeating: 7, count: 10) + Array(repeating: 8, count: 10) + Array(repeating: 9, count: 4))
+        #expect(blocks == [ICYDemultiplexer.Block(audioOffset: 10, bytes: title)])
+    }
+
+    @Test("a title in UTF-8 stays as it is; one in windows-1252 or Latin-1 is converted, never garbled")
+    func titleText() {
+        func block(_ bytes: [UInt8]) -> [UInt8] { Array("StreamTitle='".utf8) + bytes + Array("';StreamUrl='';".utf8) }
+        #expect(ICYDemultiplexer.streamTitle(in: block(Array("Zoë – It's “One”".utf8))) == "Zoë – It's “One”")
+        #expect(
+            ICYDemultiplexer.streamTitle(in: block([0x43, 0x61, 0x66, 0xE9, 0x20, 0x93, 0x32, 0x94])) == "Café “2”")
+        #expect(ICYDemultiplexer.streamTitle(in: block([0x4D, 0xFC, 0x6E, 0x63, 0x68, 0x65, 0x6E])) == "München")
+        #expect(ICYDemultiplexer.streamTitle(in: Array("StreamUrl='x';".utf8)) == nil)
+    }
+
+    @Test("each title is told as the audio after it is heard, not as it arrives, and becomes the item's title")
+    func toldWhenHeard() async throws {
+        var station = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("sweep-44k-4s"))))
+        station.isLive = true
+        station.icyInterval = 16_000
+        station.icyTitles = [1: Array("Zoë – One".utf8), 3: [0x43, 0x61, 0x66, 0xE9, 0x20, 0x93, 0x32, 0x94]]
+        station.icyName = Array("QP Radio".utf8)
+        let server = try await HTTPTestServer(routes: ["/radio.mp3": station])
+        let item = PlayerItem(url: server.url("/radio.mp3"))
+        let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
+        // Each notification's time is read inside its observer call: the player's time when it was made.
+        let (toldStream, tell) = AsyncStream.makeStream(of: (String?, String?, Double).self)
+        let token = player.addNotificationObserver(queue: DispatchQueue(label: "titles")) { notification in
+            guard case .timedMetadata(let changed, let metadata) = notification, changed === item else { return }
+            tell.yield((metadata.title, metadata.stationName, player.currentTime().seconds))
+        }
+        player.play()
+        // 192 kbps after a 626-byte info frame: the MPEG frame starting at or after byte 16,000 is the 25th, whose
+        // first sample, less the 1,105 frames of encoder delay, is heard at 0.628 s; after byte 48,000, 1.960 s.
+        var told: [(title: String?, station: String?, at: Double)] = []
+        for await (title, name, time) in toldStream {
+            told.append((title, name, time))
+            if told.count == 2 { break }
+        }
+        player.removeObserver(token)
+        player.pause()
+        try await server.stop()
+        #expect(told.map(\.title) == ["Zoë – One", "Café “2”"])
+        #expect(told.map(\.station) == ["QP Radio", "QP Radio"])
+        #expect(told.count == 2 && abs(told[0].at - 0.628) < 0.1 && abs(told[1].at - 1.960) < 0.1, "\(told)")
+        #expect(item.metadata.title == "Café “2”")
+    }
+}
