@@ -204,4 +204,34 @@ struct RemoteItemTests {
         try await server.stop()
         #expect(sampleDifference(Array(samples.prefix(2 * 66_150)), try Fixtures.referenceFloat("join-1")) == nil)
     }
+
+    @Test("a server whose TLS certificate is not trusted is refused, never skipped, and the queue goes on")
+    func untrustedCertificate() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("qp-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (certificate, key) = (
+            folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path
+        )
+        let made = await Subprocess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
+        #expect(made.status == 0, "\(made.standardError)")
+        var routes: [String: HTTPTestServer.Route] = [:]
+        routes["/secret.mp3"] = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
+        let tls = try await HTTPTestServer(routes: routes, tls: (certificate, key))
+        let plain = try await serving(["join-2"])
+        let (events, samples) = try await playOnNullSink([tls.url("/secret.mp3"), plain.url("/join-2.mp3")])
+        try await tls.stop()
+        try await plain.stop()
+        #expect(eventNames(events) == ["fail secret networkFailure", "start join-2", "end join-2", "queue end"])
+        for case .itemFailed(_, let error) in events {
+            #expect(error.reason.contains("certificate is not trusted"), "\(error)")
+        }
+        #expect(tls.requests.isEmpty, "nothing was asked of a server not trusted")
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-2")) == nil)
+    }
 }

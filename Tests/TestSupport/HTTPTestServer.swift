@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// An HTTP server on loopback that serves bodies the way a test asks, faults included: a status other than 200, a
@@ -90,14 +91,25 @@ public final class HTTPTestServer: Sendable {
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
 
-    /// Starts a server on a free port of 127.0.0.1 serving `routes` (by path, such as "/item.mp3").
-    public init(routes: [String: Route]) async throws {
+    /// Starts a server on a free port of 127.0.0.1 serving `routes` (by path, such as "/item.mp3"); over TLS with
+    /// the PEM files `tls` names (then ``url(_:)`` is an `https` URL).
+    public init(routes: [String: Route], tls: (certificate: String, key: String)? = nil) async throws {
         let tables = Tables(routes: routes)
         self.tables = tables
+        let context = try tls.map { files in
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: files.key, format: .pem))))
+        }
+        scheme = tls == nil ? "http" : "https"
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let context {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder()))
                     try channel.pipeline.syncOperations.addHandler(Responder(tables: tables))
                 }
@@ -107,8 +119,10 @@ public final class HTTPTestServer: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
+    private let scheme: String
+
     /// The URL of `path` on this server.
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
 
     /// The requests served so far, in order.
     public var requests: [Request] { tables.requests.withLock { $0 } }

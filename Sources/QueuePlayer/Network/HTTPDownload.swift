@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Fetches a remote item into an ``HTTPBuffer`` with async-http-client, from a byte offset on, and keeps fetching
 /// through dropped connections.
@@ -95,10 +96,7 @@ enum HTTPDownload {
                 guard !Task.isCancelled else { return }
                 let reason = String(describing: error)
                 guard request.isAnswered else {
-                    let failure = request.error(
-                        .networkFailure, "cannot fetch it: \(reason)",
-                        "Check the URL and that the server is running and reachable")
-                    request.buffer.failed(failure, generation: request.generation)
+                    request.buffer.failed(unreachable(error, request: request), generation: request.generation)
                     return
                 }
                 // A connection that lasted starts the backoff again; one closed at once (a server that restarts, or
@@ -120,6 +118,19 @@ enum HTTPDownload {
                 try? await Task.sleep(for: reconnectDelays[failedAttempts - 1])
             }
         }
+    }
+
+    /// Why the first request for an item got no answer: the host could not be reached, or its TLS certificate is
+    /// not trusted (refused, never skipped).
+    private static func unreachable(_ error: any Error, request: Request) -> DecoderError {
+        guard error is NIOSSLError else {
+            return request.error(
+                .networkFailure, "cannot fetch it: \(error)",
+                "Check the URL and that the server is running and reachable")
+        }
+        return request.error(
+            .networkFailure, "its server's TLS certificate is not trusted, so it was not fetched: \(error)",
+            "Check the URL; a server with a self-signed, expired or mismatched certificate is refused, never skipped")
     }
 
     /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
