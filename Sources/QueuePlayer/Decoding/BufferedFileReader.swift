@@ -75,24 +75,11 @@ final class BufferedFileReader: ByteSource {
     /// Moves the position as `lseek(2)` does (`SEEK_SET`, `SEEK_CUR`, `SEEK_END`) and returns it; -1 with `errno` for
     /// another `whence` or a position before the start.
     func seek(to offset: Int, whence: Int32) -> Int {
-        let base: Int
-        switch whence {
-        case SEEK_SET: base = 0
-        case SEEK_CUR: base = position
-        case SEEK_END:
+        let target = seekTarget(offset: offset, whence: whence, from: position) {
             var status = stat()
-            guard fstat(descriptor, &status) == 0 else { return -1 }
-            base = Int(status.st_size)
-        default:
-            errno = EINVAL
-            return -1
+            return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
         }
-        let (target, overflow) = base.addingReportingOverflow(offset)
-        guard !overflow, target >= 0 else {
-            errno = EINVAL
-            return -1
-        }
-        position = target
+        if target >= 0 { position = target }
         return target
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Where libmpg123 reads an item's bytes from: a local file (``BufferedFileReader``) or an HTTP body
 /// (``HTTPByteSource``). The calls are libmpg123's reader callbacks, with POSIX `read` and `lseek` semantics.
 ///
@@ -18,6 +20,29 @@ protocol ByteSource: AnyObject {
 extension ByteSource {
     /// A file has no stream titles.
     func takeTitles(through offset: Int) -> [String] { [] }
+
+    /// Where `lseek(2)` moves from `position`: `offset` from the start (`SEEK_SET`), from `position` (`SEEK_CUR`)
+    /// or from the end (`SEEK_END`, at `length()`, which returns nil with `errno` set when it is not known). -1 with
+    /// `errno` for another `whence`, an unknown length, or a target before the start.
+    func seekTarget(offset: Int, whence: Int32, from position: Int, length: () -> Int?) -> Int {
+        let base: Int
+        switch whence {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = position
+        case SEEK_END:
+            guard let length = length() else { return -1 }
+            base = length
+        default:
+            errno = EINVAL
+            return -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0 else {
+            errno = EINVAL
+            return -1
+        }
+        return target
+    }
 }
 
 /// The object libmpg123's reader callbacks receive as their handle: one class, so that the callbacks, which cannot

@@ -91,26 +91,11 @@ final class HTTPByteSource: ByteSource {
     }
 
     func seek(to offset: Int, whence: Int32) -> Int {
-        let base: Int
-        switch whence {
-        case SEEK_SET: base = 0
-        case SEEK_CUR: base = position
-        case SEEK_END:
-            guard let length = head.length else {
-                errno = ESPIPE
-                return -1
-            }
-            base = length
-        default:
-            errno = EINVAL
-            return -1
+        let target = seekTarget(offset: offset, whence: whence, from: position) {
+            if head.length == nil { errno = ESPIPE }
+            return head.length
         }
-        let (target, overflow) = base.addingReportingOverflow(offset)
-        guard !overflow, target >= 0 else {
-            errno = EINVAL
-            return -1
-        }
-        position = target
+        if target >= 0 { position = target }
         return target
     }
 
