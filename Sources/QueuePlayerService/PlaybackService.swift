@@ -179,7 +179,8 @@ package final class PlaybackService: Service {
             case .queueFinished:
                 logger.info("the queue has been played")
                 if exitWhenEmpty { return }
-            case .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
+            case .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled, .resumedAfterBuffering,
+                .liveGap:
                 // The engine said so in the log, and reconnects by itself; commands still work meanwhile.
                 break
             }

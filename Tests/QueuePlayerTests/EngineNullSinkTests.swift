@@ -66,6 +66,7 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
         case .itemReady: return nil
         case .itemStarted(let item): return "start \(name(item.entry))"
         case .metadataChanged(let entry, let metadata): return "title \(name(entry)) \(metadata.title ?? "none")"
+        case .liveGap(let entry, _): return "gap \(name(entry))"
         case .itemFinished(let entry): return "end \(name(entry))"
         case .itemFailed(let entry, let error): return "fail \(name(entry)) \(error.code)"
         case .queueFinished: return "queue end"
@@ -73,6 +74,8 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
         case .outputRestored: return "output restored"
         case .outputSuspended: return "output suspended"
         case .outputResumed: return "output resumed"
+        // An unpaced sink stalls whenever the network is slower than decoding; the buffering tests look at these.
+        case .stalled, .resumedAfterBuffering: return nil
         }
     }
 }

@@ -14,7 +14,7 @@ struct EngineStateTests {
     /// The commands, each applied to a state and returning the kinds of actions it produced.
     enum Command: String, CaseIterable {
         case play, preroll, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
-        case outputRestored
+        case outputRestored, stall, bufferedEnough
     }
 
     /// What an action is, without its payload, so that lists of actions can be compared.
@@ -62,6 +62,8 @@ struct EngineStateTests {
         case .shutDown: return kinds(state.shutDown())
         case .outputFailed: return kinds(state.outputFailed(failure))
         case .outputRestored: return kinds(state.outputRestored())
+        case .stall: return kinds(state.stall().actions)
+        case .bufferedEnough: return kinds(state.bufferedEnough().actions)
         }
     }
 
@@ -76,6 +78,7 @@ struct EngineStateTests {
         case .outputLost(_, let resumesPlaying, _):
             _ = (state.play(), state.outputFailed(failure))
             if !resumesPlaying { _ = state.pause() }
+        case .buffering: _ = (state.play(), state.stall())
         case .shutDown: _ = state.shutDown()
         }
         #expect(state.phase == phase)
@@ -84,7 +87,7 @@ struct EngineStateTests {
 
     static let phases: [Phase] = [
         .idle, .playing, .paused, .outputLost(failure, resumesPlaying: true),
-        .outputLost(failure, resumesPlaying: false),
+        .outputLost(failure, resumesPlaying: false), .buffering,
         .shutDown,
     ]
 
@@ -95,7 +98,7 @@ struct EngineStateTests {
         case .play:
             switch phase {
             case .idle: return (.playing, [.startThreads])
-            case .paused: return (.playing, [.resumeOutput])
+            case .paused: return (.playing, [.resumeOutput, .wakeDecoder])
             case .outputLost: return (.outputLost(failure, resumesPlaying: true), [])
             default: return (phase, [])
             }
@@ -104,6 +107,7 @@ struct EngineStateTests {
         case .pause:
             switch phase {
             case .playing: return (.paused, [.pauseOutput])
+            case .buffering: return (.paused, [])
             case .outputLost: return (.outputLost(failure, resumesPlaying: false), [])
             default: return (phase, [])
             }
@@ -118,7 +122,7 @@ struct EngineStateTests {
         case .outputFailed:
             switch phase {
             case .idle, .paused: return (.outputLost(failure, resumesPlaying: false), [.recoverOutput])
-            case .playing: return (.outputLost(failure, resumesPlaying: true), [.recoverOutput])
+            case .playing, .buffering: return (.outputLost(failure, resumesPlaying: true), [.recoverOutput])
             case .outputLost, .shutDown: return (phase, [])
             }
         case .outputRestored:
@@ -126,7 +130,65 @@ struct EngineStateTests {
             case .outputLost(_, let resumesPlaying, _): return (resumesPlaying ? .playing : .paused, [.wakeDecoder])
             default: return (phase, [])
             }
+        case .stall:
+            return phase == .playing ? (.buffering, [.pauseOutput]) : (phase, [])
+        case .bufferedEnough:
+            return phase == .buffering ? (.playing, [.resumeOutput]) : (phase, [])
         }
+    }
+
+    /// A forward buffer of 1,000 bytes a second holding `unread` bytes, `isFinal` when nothing more will come.
+    static func forwardBuffer(unread: Int, isFinal: Bool = false) -> ForwardBuffer {
+        let buffer = ForwardBuffer(capacity: 100_000)
+        buffer.setByteRate(1000, audioStart: 0)
+        buffer.record(ForwardBuffer.Reading(held: 0..<unread, unread: unread, isFinal: isFinal))
+        return buffer
+    }
+
+    @Test("play waits for a remote item's forward buffer, unless waiting to minimize stalls is off")
+    func playWaitsForTheForwardBuffer() {
+        var state = State()
+        _ = state.enqueue(["http://radio.test/live.mp3"])
+        #expect(Self.kinds(state.play()) == [.startThreads])
+        #expect(state.phase == .buffering, "nothing of a remote first item has arrived before the first play")
+        var local = State()
+        _ = local.enqueue(["/music/1.mp3"])
+        _ = local.play()
+        #expect(local.phase == .playing)
+        var eager = State()
+        eager.waitsToMinimizeStalls = false
+        _ = eager.enqueue(["http://radio.test/live.mp3"])
+        _ = eager.play()
+        #expect(eager.phase == .playing)
+
+        var paused = Self.state(in: .paused)
+        paused.decodingBuffer = Self.forwardBuffer(unread: 1500)
+        #expect(Self.kinds(paused.play()) == [.wakeDecoder])
+        #expect(paused.phase == .buffering, "1.5 s held, 2 s wanted")
+        _ = paused.pause()
+        paused.decodingBuffer = Self.forwardBuffer(unread: 2000)
+        #expect(Self.kinds(paused.play()) == [.resumeOutput, .wakeDecoder])
+        #expect(paused.phase == .playing)
+        _ = paused.pause()
+        paused.decodingBuffer = Self.forwardBuffer(unread: 10, isFinal: true)
+        _ = paused.play()
+        #expect(paused.phase == .playing, "the item's last byte is there: nothing more to wait for")
+    }
+
+    @Test("a forward buffer's flags follow what it holds and its target, and are told when they change")
+    func forwardBufferFlags() {
+        let buffer = Self.forwardBuffer(unread: 0)
+        let told = Mutex(0)
+        buffer.onChange { told.withLock { $0 += 1 } }
+        #expect(buffer.flags == ForwardBuffer.Flags(isLikelyToKeepUp: false, isEmpty: true, isFull: false))
+        buffer.record(ForwardBuffer.Reading(held: 0..<1000, unread: 1000))
+        #expect(buffer.flags == ForwardBuffer.Flags(isLikelyToKeepUp: false, isEmpty: false, isFull: false))
+        buffer.setTarget(seconds: 0.5)
+        #expect(buffer.flags.isLikelyToKeepUp)
+        buffer.record(ForwardBuffer.Reading(held: 0..<1000, unread: 1000))
+        #expect(told.withLock { $0 } == 2, "told at each change of a flag, not at each reading")
+        buffer.record(ForwardBuffer.Reading(held: 500..<3000, unread: 2000, isFull: true))
+        #expect(buffer.flags.isFull && buffer.loadedSeconds == 0.5..<3.0)
     }
 
     @Test("every command is defined in every phase", arguments: Command.allCases)

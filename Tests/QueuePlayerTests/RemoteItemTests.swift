@@ -17,7 +17,7 @@ private func serving(
     return try await HTTPTestServer(routes: routes)
 }
 
-@Suite("Items fetched over HTTP")
+@Suite("Items fetched over HTTP", .timeLimit(.minutes(1)))
 struct RemoteItemTests {
     @Test("a remote file plays bit for bit as the local file does, gapless, and joins the next item")
     func playsAsTheFileDoes() async throws {
@@ -102,10 +102,28 @@ struct RemoteItemTests {
         #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
     }
 
+    @Test("a seek is refused in a file whose server ignores ranges, and carried out where it answers them")
+    func seekNeedsRanges() async throws {
+        let server = try await serving(["sweep-44k-4s"]) { $0.acceptsRanges = false }
+        server.setRoute("/ranged.mp3", HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1")))))
+        for (path, seekable) in [("/sweep-44k-4s.mp3", false), ("/ranged.mp3", true)] {
+            let item = PlayerItem(url: server.url(path))
+            let player = QueuePlayer(items: [item], sink: NullSink(pacing: .realTime), logger: quietLogger)
+            let statuses = player.values(of: \.currentItem?.status)
+            player.play()
+            for await status in statuses where status == .readyToPlay { break }
+            #expect(await player.seek(to: MediaTime(seconds: 1, preferredTimescale: 44_100)) == seekable, "\(path)")
+            #expect(item.seekableTimeRanges == (seekable ? [MediaTimeRange(start: .zero, duration: item.duration)] : []))
+            player.pause()
+        }
+        try await server.stop()
+    }
+
     @Test("a skip while a server has gone silent moves on at once, without waiting for the connection to time out")
     func skipLeavesASilentServer() async throws {
+        // Past the 2 s (49 KB) that playing waits for.
         let server = try await serving(["sweep-44k-4s", "join-1"]) { route in
-            if route.body.count > 90_000 { route.stallsAfterBytes = 30_000 }
+            if route.body.count > 90_000 { route.stallsAfterBytes = 60_000 }
         }
         let engine = playing(
             [server.url("/sweep-44k-4s.mp3"), server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))
@@ -147,11 +165,19 @@ struct RemoteItemTests {
         let next = PlayerItem(url: server.url("/join-2.mp3"))
         let player = QueuePlayer(items: [live, next], sink: NullSink(pacing: .unpaced), logger: quietLogger)
         var changes = player.currentItemChanges().makeAsyncIterator()
+        var events = player.playbackEvents().makeAsyncIterator()
         player.play()
         #expect(await changes.next() == live)
         // Its body ended after 1.5 s of sound: it was asked for again, from its live edge, not from a byte.
         let requests = await server.requests(atLeast: 2)
         #expect(requests.allSatisfy { $0 == HTTPTestServer.Request(path: "/join-1.mp3", range: nil) }, "\(requests)")
+        // The gap is told as the sound after it is heard: at least the first reconnection's 100 ms wait.
+        var gap: (entry: QueueEntry, seconds: Double)?
+        while gap == nil, let event = await events.next() {
+            if case .liveGap(let entry, let seconds) = event { gap = (entry, seconds) }
+        }
+        let (entry, seconds) = try #require(gap)
+        #expect(entry.url == live.url && seconds >= 0.1 && seconds < 5, "\(seconds) s")
         #expect(player.currentItem === live)
         #expect(live.status == .readyToPlay)
         #expect(live.duration == .indefinite)

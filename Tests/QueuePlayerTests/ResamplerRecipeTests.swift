@@ -10,7 +10,8 @@ private final class ToneSource: AudioDecoder {
     let format: AudioFormat
     let frameCount: Int
     let isLive = false
-    func takeTimedMetadata() -> [TimedMetadata] { [] }
+    let forwardBuffer: ForwardBuffer? = nil
+    func takeStreamMarks() -> [StreamMark] { [] }
     let metadata = ItemMetadata()
     private let frequency: Double
     private let amplitude: Double

@@ -24,7 +24,7 @@ public final class HTTPTestServer: Sendable {
         /// The first answers for this path stop after this many bytes of their body and close the connection.
         public var dropsAfterBytes: [Int] = []
         /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
-        /// silent, until the server stops.
+        /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops.
         public var stallsAfterBytes: Int?
         /// Answers as a live stream (Icecast) does: no length, no ranges, the body's end is the connection's.
         public var isLive = false
@@ -63,7 +63,8 @@ public final class HTTPTestServer: Sendable {
     final class Tables: Sendable {
         let routes: Mutex<[String: Route]>
         let requests = Mutex<[Request]>([])
-        let stalled = Mutex<[any Channel]>([])
+        /// The connections of stalled answers, each with the rest of its body.
+        let stalled = Mutex<[(channel: any Channel, rest: [UInt8])]>([])
         /// Tests waiting for a number of requests, and that number.
         let waiters = Mutex<[(count: Int, continuation: CheckedContinuation<[Request], Never>)]>([])
 
@@ -140,6 +141,17 @@ public final class HTTPTestServer: Sendable {
         }
     }
 
+    /// Sends the rest of every answer stalled so far, and closes their connections.
+    public func releaseStalledAnswers() {
+        let stalled = tables.stalled.withLock { stalled in
+            defer { stalled = [] }
+            return stalled
+        }
+        for (channel, rest) in stalled {
+            channel.writeAndFlush(ByteBuffer(bytes: rest)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
     /// Changes what `path` answers from the next request on.
     public func setRoute(_ path: String, _ route: Route) {
         tables.routes.withLock { $0[path] = route }
@@ -148,7 +160,7 @@ public final class HTTPTestServer: Sendable {
     /// Stops listening and closes the connections it stalls.
     public func stop() async throws {
         try await channel.close()
-        for connection in tables.stalled.withLock({ $0 }) { try? await connection.close() }
+        for connection in tables.stalled.withLock({ $0 }) { try? await connection.channel.close() }
     }
 }
 
@@ -173,21 +185,23 @@ private final class Responder: ChannelInboundHandler, Sendable {
             route.dropsAfterBytes = Array(route.dropsAfterBytes.prefix(1))
             return route
         }
-        let answer =
+        let (answer, rest) =
             route.map { Self.answer($0, range: range, icy: wantsMetadata) }
-            ?? Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8)
+            ?? (Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8), [])
         let channel = context.channel
         let write = channel.writeAndFlush(ByteBuffer(bytes: answer))
         if route?.stallsAfterBytes == nil {
             write.whenComplete { _ in channel.close(promise: nil) }
         } else {
-            tables.stalled.withLock { $0.append(channel) }
+            tables.stalled.withLock { $0.append((channel, rest)) }
         }
     }
 
-    /// The status line, headers and body (cut short where the route drops) for a request with `range`, with ICY
-    /// metadata when `icy` and the route has some.
-    private static func answer(_ route: HTTPTestServer.Route, range: String?, icy: Bool) -> [UInt8] {
+    /// The status line, headers and body (cut short where the route drops or stalls) for a request with `range`,
+    /// with ICY metadata when `icy` and the route has some; and the rest of a stalled body.
+    private static func answer(
+        _ route: HTTPTestServer.Route, range: String?, icy: Bool
+    ) -> (answer: [UInt8], rest: [UInt8]) {
         var status = route.status
         var body = route.body
         var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
@@ -198,7 +212,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
             }
             let head = "\(route.liveProtocol) \(status)\r\n" + headers.map { $0 + "\r\n" }.joined()
             let name = route.icyName.map { Array("icy-name: ".utf8) + $0 + Array("\r\n".utf8) } ?? []
-            return Array(head.utf8) + name + Array("\r\n".utf8) + body
+            return (Array(head.utf8) + name + Array("\r\n".utf8) + body, [])
         }
         if route.acceptsRanges {
             headers.append("Accept-Ranges: bytes")
@@ -209,9 +223,13 @@ private final class Responder: ChannelInboundHandler, Sendable {
             }
         }
         headers.append("Content-Length: \(body.count)")
-        if let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes { body = Array(body.prefix(cut)) }
+        var rest: [UInt8] = []
+        if let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes, cut < body.count {
+            rest = route.dropsAfterBytes.isEmpty ? Array(body[cut...]) : []
+            body = Array(body.prefix(cut))
+        }
         let head = "HTTP/1.1 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
-        return Array(head.utf8) + body
+        return (Array(head.utf8) + body, rest)
     }
 
     /// `body` with an ICY metadata block after every `interval` bytes: a length byte (in 16s) and the block, padded

@@ -20,33 +20,52 @@ package protocol AudioDecoder: AnyObject {
     var isLive: Bool { get }
     /// The item's tags.
     var metadata: ItemMetadata { get }
+    /// False when a seek cannot be carried out: a live stream, or a remote file whose server does not answer
+    /// `Range` requests (a seek would mean fetching it again from its start).
+    var isSeekable: Bool { get }
+    /// A remote item's forward buffer (what has arrived ahead of the decoder); nil for a local file, whose bytes
+    /// are always there.
+    var forwardBuffer: ForwardBuffer? { get }
     /// Decodes frames into the front of `destination` (interleaved, `format.channelCount` samples a frame) and
     /// returns how many frames were written; 0 at the end of the item. Throws ``DecoderError`` with code
     /// ``DecoderError/Code/truncated`` once, at the end, when the file stopped short of what it announced.
     func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int
     /// Moves so that the next frame decoded is `frame` (0-based, sample-exact).
     func seek(toFrame frame: Int) throws(DecoderError)
-    /// Takes the metadata changes met in the frames decoded so far (a stream's ICY titles), each with the item
-    /// frame it applies from, oldest first.
-    func takeTimedMetadata() -> [TimedMetadata]
+    /// Takes what the stream's server marked in the frames decoded so far (an ICY title, a gap where a live
+    /// stream reconnected), each with the item frame it applies from, oldest first.
+    func takeStreamMarks() -> [StreamMark]
 }
 
-/// Metadata that applies from a frame of its item on: a stream's title, sent by its server (ICY).
+/// Something that applies from a frame of a remote item on, told when that frame is heard: a stream's new title
+/// (ICY), or a gap where a live stream was reconnected at its live edge and what it sent meanwhile was missed.
 ///
 /// A value type, safe to pass between threads.
-package struct TimedMetadata: Sendable, Equatable {
+package struct StreamMark: Sendable, Equatable {
+    /// What the mark says.
+    package enum Kind: Sendable, Equatable {
+        /// The item's metadata from the mark on.
+        case metadata(ItemMetadata)
+        /// The audio before the mark and after it are this many seconds apart in the stream: it was missed.
+        case gap(seconds: Double)
+    }
+
     /// The item frame (at the decoder's rate) from which it applies.
     package var frame: Int
-    /// The item's metadata from that frame on.
-    package var metadata: ItemMetadata
+    package var kind: Kind
 }
 
 extension AudioDecoder {
     /// What the decoder knows of its item (format, exact length, tags), labelled as `entry`. Any thread that owns
     /// the decoder.
     package func info(for entry: QueueEntry) -> OpenedEntry {
-        OpenedEntry(entry: entry, format: format, frameCount: frameCount, metadata: metadata, isLive: isLive)
+        OpenedEntry(
+            entry: entry, format: format, frameCount: frameCount, metadata: metadata, isLive: isLive,
+            isSeekable: isSeekable)
     }
+
+    /// A local file can always be sought in.
+    package var isSeekable: Bool { true }
 }
 
 extension AudioDecoder {

@@ -15,11 +15,16 @@ protocol ByteSource: AnyObject {
     var failure: DecoderError? { get }
     /// Takes the titles a stream's server sent (ICY `StreamTitle`) for bytes up to `offset`, oldest first.
     func takeTitles(through offset: Int) -> [String]
+    /// Takes the gaps in a live stream (seconds missed while it was reconnected) before bytes up to `offset`.
+    func takeGaps(through offset: Int) -> [Double]
 }
 
 extension ByteSource {
     /// A file has no stream titles.
     func takeTitles(through offset: Int) -> [String] { [] }
+
+    /// A file has no gaps.
+    func takeGaps(through offset: Int) -> [Double] { [] }
 
     /// Where `lseek(2)` moves from `position`: `offset` from the start (`SEEK_SET`), from `position` (`SEEK_CUR`)
     /// or from the end (`SEEK_END`, at `length()`, which returns nil with `errno` set when it is not known). -1 with

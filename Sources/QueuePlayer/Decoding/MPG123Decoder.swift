@@ -32,6 +32,10 @@ package final class MPG123Decoder: AudioDecoder {
     package private(set) var metadata: ItemMetadata
     /// Bytes of garbage skipped so far while resynchronising.
     package private(set) var skippedBytes = 0
+    /// A remote item's forward buffer; nil for a local file.
+    package let forwardBuffer: ForwardBuffer?
+    /// False for a live stream, and for a remote file whose server does not answer `Range` requests.
+    package let isSeekable: Bool
 
     private let handle: OpaquePointer
     private let source: any ByteSource
@@ -44,7 +48,7 @@ package final class MPG123Decoder: AudioDecoder {
     private var expectedStreamOffset: Int?
     /// The input offset of the MPEG frame decoded last.
     private var frameStartOffset = 0
-    private var timedMetadata: [TimedMetadata] = []
+    private var streamMarks: [StreamMark] = []
 
     /// Opens a local file at `url` (scanning it when it has no LAME header), with `logger` receiving resync
     /// warnings. See ``init(url:context:)``.
@@ -96,6 +100,26 @@ package final class MPG123Decoder: AudioDecoder {
                 throw error
             }
             checksTruncation = false
+        }
+        forwardBuffer = remote?.forwardBuffer
+        isSeekable = remote == nil || (!isLive && remote?.head.acceptsRanges == true)
+        if let remote { Self.noteByteRate(of: handle, into: remote, frameCount: frameCount) }
+    }
+
+    /// Tells a remote item's forward buffer how many bytes make a second: from the length and duration of a file,
+    /// or from the bitrate of a stream's first frame.
+    private static func noteByteRate(of handle: OpaquePointer, into source: HTTPByteSource, frameCount: Int) {
+        var rate = 0
+        var channels: Int32 = 0
+        var encoding: Int32 = 0
+        mpg123_getformat(handle, &rate, &channels, &encoding)
+        var info = mpg123_frameinfo2()
+        let audioStart = max(0, mpg123_tell_stream(handle))
+        if let length = source.head.length, frameCount != .max, rate > 0, frameCount > 0 {
+            let seconds = Double(frameCount) / Double(rate)
+            source.forwardBuffer.setByteRate(Double(length - audioStart) / seconds, audioStart: audioStart)
+        } else if mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.bitrate > 0 {
+            source.forwardBuffer.setByteRate(Double(info.bitrate) * 1000 / 8, audioStart: audioStart)
         }
     }
 
@@ -251,7 +275,7 @@ package final class MPG123Decoder: AudioDecoder {
         while written < capacity {
             if pendingFrameCount == 0 {
                 guard try decodeNextFrame() else { break }
-                noteTitles(atFrame: framesDelivered + written)
+                noteMarks(atFrame: framesDelivered + written)
             }
             let count = min(pendingFrameCount, capacity - written)
             if let source = pendingSamples {
@@ -313,19 +337,22 @@ package final class MPG123Decoder: AudioDecoder {
         }
     }
 
-    /// Takes the titles the source received up to the MPEG frame just decoded, whose first output frame is `frame`:
-    /// a title sent before a frame's first byte applies from that frame on.
-    private func noteTitles(atFrame frame: Int) {
+    /// Takes the titles and gaps the source received up to the MPEG frame just decoded, whose first output frame is
+    /// `frame`: a mark sent before a frame's first byte applies from that frame on.
+    private func noteMarks(atFrame frame: Int) {
         for title in source.takeTitles(through: frameStartOffset) {
             var changed = metadata
             changed.title = title
-            timedMetadata.append(TimedMetadata(frame: frame, metadata: changed))
+            streamMarks.append(StreamMark(frame: frame, kind: .metadata(changed)))
+        }
+        for gap in source.takeGaps(through: frameStartOffset) {
+            streamMarks.append(StreamMark(frame: frame, kind: .gap(seconds: gap)))
         }
     }
 
-    package func takeTimedMetadata() -> [TimedMetadata] {
-        defer { timedMetadata = [] }
-        return timedMetadata
+    package func takeStreamMarks() -> [StreamMark] {
+        defer { streamMarks = [] }
+        return streamMarks
     }
 
     /// Compares where this frame started with where the previous one ended; a difference is skipped garbage.

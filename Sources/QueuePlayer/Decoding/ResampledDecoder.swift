@@ -25,13 +25,16 @@ package final class ResampledDecoder: AudioDecoder {
     package var metadata: ItemMetadata { source.metadata }
     /// True when the source is a live stream.
     package var isLive: Bool { source.isLive }
+    /// Whether the source can be sought in.
+    package var isSeekable: Bool { source.isSeekable }
+    /// The source's forward buffer.
+    package var forwardBuffer: ForwardBuffer? { source.forwardBuffer }
 
-    /// The source's metadata changes, their frames counted at the output rate.
-    package func takeTimedMetadata() -> [TimedMetadata] {
-        source.takeTimedMetadata().map { change in
-            TimedMetadata(
-                frame: Self.scale(change.frame, from: sourceFormat.sampleRate, to: format.sampleRate),
-                metadata: change.metadata)
+    /// The source's marks, their frames counted at the output rate.
+    package func takeStreamMarks() -> [StreamMark] {
+        source.takeStreamMarks().map { mark in
+            StreamMark(
+                frame: Self.scale(mark.frame, from: sourceFormat.sampleRate, to: format.sampleRate), kind: mark.kind)
         }
     }
     /// The rate of the frames the source decodes.

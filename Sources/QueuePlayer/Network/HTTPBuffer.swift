@@ -39,6 +39,9 @@ final class HTTPBuffer: Sendable {
         /// Each ICY `StreamTitle` received and the item offset of the first byte it applies to, oldest first; the
         /// decoder takes them as it decodes past them.
         var titles: [(offset: Int, title: String)] = []
+        /// Each gap in a live stream (the seconds it was away before a reconnection) and the item offset of the
+        /// first byte after it, oldest first.
+        var gaps: [(offset: Int, seconds: Double)] = []
         /// The body ended where the item ends.
         var isComplete = false
         var failure: DecoderError?
@@ -52,6 +55,13 @@ final class HTTPBuffer: Sendable {
         /// Bytes held that the decoder has not read.
         var unread: Int { end - max(consumed, start) }
 
+        /// What the item's ``ForwardBuffer`` is told, for a buffer of `capacity` bytes.
+        func reading(capacity: Int) -> ForwardBuffer.Reading {
+            let isFinal = isComplete || failure != nil || head?.length.map { end >= $0 } == true
+            return ForwardBuffer.Reading(
+                held: start..<end, unread: unread, isFinal: isFinal, isFull: roomWaiter != nil || unread >= capacity)
+        }
+
         /// Clears the decoder's wait and says whether the semaphore must be signalled.
         mutating func takeReaderWait() -> Bool {
             defer { readerWaits = false }
@@ -62,11 +72,14 @@ final class HTTPBuffer: Sendable {
     /// The most unread bytes held before the download waits: a minute of a 128 kbps stream.
     let capacity: Int
     let state = Mutex(State())
+    /// How much is held, in the terms players and items read.
+    let gauge: ForwardBuffer
     private let wake: DispatchSemaphore
 
     init(capacity: Int, wake: DispatchSemaphore) {
         self.capacity = capacity
         self.wake = wake
+        gauge = ForwardBuffer(capacity: capacity)
     }
 
     /// The download of `generation` read its response's head.
@@ -77,6 +90,12 @@ final class HTTPBuffer: Sendable {
     /// The download of `generation` received an ICY `title` that applies from item offset `offset` on.
     func receivedTitle(_ title: String, at offset: Int, generation: Int) {
         update(generation: generation) { $0.titles.append((offset, title)) }
+    }
+
+    /// The download of `generation` reconnected to a live stream whose bytes from item offset `offset` on follow
+    /// `seconds` it missed.
+    func receivedGap(seconds: Double, at offset: Int, generation: Int) {
+        update(generation: generation) { $0.gaps.append((offset, seconds)) }
     }
 
     /// The download of `generation` gave up: the decoder's next read fails with `failure`.
@@ -105,6 +124,7 @@ final class HTTPBuffer: Sendable {
                 return (true, state.takeReaderWait())
             }
             if wakesReader { wake.signal() }
+            if outcome == true { publish() }
             if let outcome { return outcome }
             await waitForRoom(generation: generation)
         }
@@ -123,6 +143,7 @@ final class HTTPBuffer: Sendable {
             return (state.generation, state.roomWaiter)
         }
         waiter?.resume()
+        publish()
         return generation
     }
 
@@ -136,8 +157,10 @@ final class HTTPBuffer: Sendable {
         waiter?.resume()
     }
 
-    /// Lets a waiting download go on if the decoder's reading made room. Called by the decoder after it read.
+    /// Lets a waiting download go on if the decoder's reading made room, and tells the gauge what is left. Called by
+    /// the decoder after it read.
     func resumeDownloadIfRoom() {
+        defer { publish() }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.unread < capacity else { return nil }
             defer { state.roomWaiter = nil }
@@ -153,8 +176,18 @@ final class HTTPBuffer: Sendable {
                 state.roomWaiter = continuation
                 return false
             }
-            if goesOn { continuation.resume() }
+            if goesOn {
+                continuation.resume()
+            } else {
+                publish()
+            }
         }
+    }
+
+    /// Tells the gauge what the buffer holds now; when its flags change, the decoder's semaphore is signalled too,
+    /// for an engine that waits to have enough buffered.
+    private func publish() {
+        if gauge.record(state.withLock { $0.reading(capacity: capacity) }) { wake.signal() }
     }
 
     private func update(generation: Int, _ change: (inout State) -> Void) {
@@ -164,5 +197,6 @@ final class HTTPBuffer: Sendable {
             return state.takeReaderWait()
         }
         if wakesReader { wake.signal() }
+        publish()
     }
 }

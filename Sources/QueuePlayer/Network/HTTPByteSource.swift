@@ -22,6 +22,8 @@ final class HTTPByteSource: ByteSource {
     /// What the response's head said: its length and whether it answers ranges.
     private(set) var head = HTTPBuffer.Head(length: nil, acceptsRanges: false)
     private(set) var failure: DecoderError?
+    /// How much has arrived ahead of the decoder.
+    var forwardBuffer: ForwardBuffer { buffer.gauge }
     private let buffer: HTTPBuffer
     private let context: DecoderContext
     private var download: Task<Void, Never>?
@@ -83,11 +85,18 @@ final class HTTPByteSource: ByteSource {
     }
 
     func takeTitles(through offset: Int) -> [String] {
-        buffer.state.withLock { state in
-            let count = state.titles.prefix { $0.offset <= offset }.count
-            defer { state.titles.removeFirst(count) }
-            return state.titles.prefix(count).map(\.title)
-        }
+        buffer.state.withLock { state in Self.take(&state.titles) { $0.offset <= offset }.map(\.title) }
+    }
+
+    func takeGaps(through offset: Int) -> [Double] {
+        buffer.state.withLock { state in Self.take(&state.gaps) { $0.offset <= offset }.map(\.seconds) }
+    }
+
+    /// Removes and returns the leading marks of `marks` that are `due`.
+    private static func take<Mark>(_ marks: inout [Mark], while due: (Mark) -> Bool) -> [Mark] {
+        let count = marks.prefix(while: due).count
+        defer { marks.removeFirst(count) }
+        return Array(marks.prefix(count))
     }
 
     func seek(to offset: Int, whence: Int32) -> Int {
@@ -122,7 +131,7 @@ final class HTTPByteSource: ByteSource {
                     .interrupted, url: url, reason: "the player moved on while waiting for the server",
                     suggestion: "Nothing to do")
             }
-            context.wake.wait()
+            context.waitForBytes()
         }
     }
 }

@@ -35,11 +35,10 @@ enum HTTPDownload {
     static let headTimeout = TimeAmount.seconds(15)
     /// A connection that lasts this long counts as steady: after it drops, the backoff starts again.
     static let steadyConnection = Duration.seconds(10)
-    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails.
-    static let reconnectDelays: [Duration] = [
-        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
-        .seconds(8), .seconds(8),
-    ]
+    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails. At most a second
+    /// apart, so that a server back from a restart is heard again within a second of answering.
+    static let reconnectDelays: [Duration] =
+        [.milliseconds(100), .milliseconds(250), .milliseconds(500)] + Array(repeating: .seconds(1), count: 24)
 
     /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`.
     static func start(
@@ -152,10 +151,11 @@ enum HTTPDownload {
             return true
         }
         if let lost = lostAt, known?.isLive == true {
-            let gap = Int((ContinuousClock.now - lost) / .milliseconds(1))
+            let gap = (ContinuousClock.now - lost) / .seconds(1)
             request.logger.warning(
                 "reconnected to the live stream at its live edge; what it sent meanwhile was missed",
-                metadata: ["url": "\(request.url.absoluteString)", "gap": "\(gap) ms"])
+                metadata: ["url": "\(request.url.absoluteString)", "gap": "\(Int(gap * 1000)) ms"])
+            request.buffer.receivedGap(seconds: gap, at: offset, generation: request.generation)
         }
         lostAt = nil
         var toSkip = answer.skippedBytes

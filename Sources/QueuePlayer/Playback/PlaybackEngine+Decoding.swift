@@ -39,6 +39,8 @@ extension PlaybackEngine {
                     stream.format = nil
                 }
             case .finishWriting:
+                // Nothing more is coming to wait for.
+                endBufferingWhenReady(nil)
                 renderer.markEndOfStream()
                 stream.endIsMarked = true
                 let (isIdle, unfinished) = state.withLock { $0.settleIdle() }
@@ -51,12 +53,17 @@ extension PlaybackEngine {
         }
     }
 
-    /// The context the decoding thread opens items in: a wait for a remote item's bytes sleeps on ``decoderWake``
-    /// and ends when a skip, seek or edit has set up a restart, or the engine shuts down (both wake it).
-    private var decodingContext: DecoderContext {
-        DecoderContext(logger: logger, wake: decoderWake) { [weak self] in
-            self?.state.withLock { $0.phase.isFinal || $0.restart != nil } ?? true
-        }
+    /// The context the decoding thread opens `entry` in: a wait for a remote item's bytes sleeps on ``decoderWake``
+    /// and ends when a skip, seek or edit has set up a restart, or the engine shuts down (both wake it); while the
+    /// output plays, a wait that outlasts what is left to hear is a stall.
+    private func decodingContext(for entry: QueueEntry) -> DecoderContext {
+        DecoderContext(
+            logger: logger, wake: decoderWake,
+            isInterrupted: { [weak self] in
+                self?.state.withLock { $0.phase.isFinal || $0.restart != nil } ?? true
+            },
+            framesLeftToHear: { [weak self] in self?.framesLeftToHear() },
+            stalled: { [weak self] in self?.stalled(entry) })
     }
 
     /// The stream the decoding thread writes into: its format (nil before the first item, or once it was closed),
@@ -72,7 +79,7 @@ extension PlaybackEngine {
         let decoder: any AudioDecoder
         let startFrame: Int
         do {
-            decoder = try openDecoder(entry.url, context: decodingContext)
+            decoder = try openDecoder(entry.url, context: decodingContext(for: entry))
             // A live stream starts again at its live edge, wherever it was.
             startFrame = decoder.isLive ? 0 : led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
@@ -91,6 +98,8 @@ extension PlaybackEngine {
             return
         }
         let info = decoder.info(for: entry)
+        // Before the item is ready, so that its player can follow its buffer from the start.
+        state.withLock { $0.decodingBuffer = decoder.forwardBuffer }
         post(.itemReady(info))
         let resumeFrame = min(startFrame, decoder.frameCount)
         // Told once the item is open at the new frame, before its frames are written: writing can wait for a long
@@ -101,7 +110,9 @@ extension PlaybackEngine {
         // Its start is an event to wait for.
         renderer.wakeProgressWaiter()
         seeks.forEach { $0(true) }
-        guard case .finished(let failure) = writeFrames(of: decoder, endIsMarked: &stream.endIsMarked) else { return }
+        let outcome = writeFrames(of: decoder, endIsMarked: &stream.endIsMarked)
+        state.withLock { $0.decodingBuffer = nil }
+        guard case .finished(let failure) = outcome else { return }
         if let failure {
             logger.debug("decoding stopped early: \(failure)")
         }
@@ -138,6 +149,7 @@ extension PlaybackEngine {
 
     /// Waits at an item's end until released, or until a skip, seek or edit (or shutdown) needs the thread.
     private func holdAtItemEnd() {
+        endBufferingWhenReady(nil)
         while state.withLock({ $0.keepsHolding }) {
             decoderWake.wait()
         }
@@ -174,8 +186,13 @@ extension PlaybackEngine {
     /// between chunks.
     private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
         while !isShuttingDown {
-            if state.withLock({ $0.restart != nil }) {
+            let (restarts, isBuffering) = state.withLock { ($0.restart != nil, $0.phase == .buffering) }
+            if restarts {
                 return .interrupted
+            }
+            if isBuffering {
+                endBufferingWhenReady(decoder.forwardBuffer)
+                continue
             }
             if renderer.freeFrames < Self.writeFrames {
                 // Woken by the render that frees the space, or by a restart, a lost output or shutdown.
@@ -194,9 +211,9 @@ extension PlaybackEngine {
                 endIsMarked = false
                 sink.resumeAfterEndOfStream()
             }
-            let changes = decoder.takeTimedMetadata()
-            if !changes.isEmpty {
-                state.withLock { $0.timeline.noteMetadata(changes) }
+            let marks = decoder.takeStreamMarks()
+            if !marks.isEmpty {
+                state.withLock { $0.timeline.noteMarks(marks) }
                 renderer.wakeProgressWaiter()
             }
             if failure?.code == .interrupted {

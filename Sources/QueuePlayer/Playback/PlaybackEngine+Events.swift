@@ -59,7 +59,7 @@ extension PlaybackEngine {
     /// shutdown). An idle daemon wakes for nothing. `audible` is the estimate just read, which has not moved for
     /// `stillForNanoseconds`.
     private func waitForAudibleFrame(_ frame: Int?, audible: Int, stillForNanoseconds: UInt64) {
-        let isHeld = state.withLock { $0.phase == .paused || $0.outputIsSuspended }
+        let isHeld = state.withLock { $0.phase == .paused || $0.phase == .buffering || $0.outputIsSuspended }
         guard let frame else {
             // Nothing is due before the item being decoded ends, and its end is not known yet: the decoding thread
             // wakes this one when it is (or when the item fails, the next one opens, or the queue is written out).

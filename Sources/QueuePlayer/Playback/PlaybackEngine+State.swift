@@ -10,6 +10,10 @@ extension PlaybackEngine {
         case playing
         /// Playback was started (or prerolled), then paused: the output is paused and keeps what it holds.
         case paused
+        /// Playback is wanted, but the output stays paused until the remote item being decoded has enough of it
+        /// buffered: after a ``State/play()`` that found too little, or a stall (the decoder ran out of bytes with
+        /// everything decoded heard). The decoding thread ends it (PlaybackEngine+Buffering.swift).
+        case buffering
         /// The output failed (the server went away, or was never there): the decoding thread waits, the event
         /// thread reconnects with backoff, and playback then goes on where it was heard, playing if
         /// `resumesPlaying` (which `play` and `pause` set meanwhile). `isTakenUp` once the event thread has read
@@ -118,6 +122,12 @@ extension PlaybackEngine {
         var timeObservers: [Int: ObserverProgress] = [:]
         /// The sink says the server suspended its device.
         var outputIsSuspended = false
+        /// Whether ``State/play()`` waits for a remote item's forward buffer to reach its target before the output
+        /// plays (AVFoundation's `automaticallyWaitsToMinimizeStalling`); off, it waits after a stall only until
+        /// some bytes are back.
+        var waitsToMinimizeStalls = true
+        /// The forward buffer of the remote item being decoded; nil for a local one, or when none is.
+        var decodingBuffer: ForwardBuffer?
         /// The player's part: the items of the entries, the current item, what the transport was told.
         var player = PlayerModel()
 
@@ -265,24 +275,31 @@ extension PlaybackEngine.State {
     var isPlaybackRequested: Bool {
         switch phase {
         case .playing: true
+        case .buffering: true
         case .outputLost(_, let resumesPlaying, _): resumesPlaying
         case .idle, .paused, .shutDown: false
         }
     }
 
-    /// Playback wanted: starts the threads the first time, unpauses the output after a pause.
+    /// Playback wanted: starts the threads the first time, unpauses the output after a pause; or, while a remote
+    /// item has too little buffered (``needsBuffering``), waits for it with the output paused. The decoding thread
+    /// is woken, so that a wait for bytes watches for a stall from now on.
     mutating func play() -> [Action] {
         switch phase {
         case .idle:
-            phase = .playing
+            phase = needsBuffering ? .buffering : .playing
             return [.startThreads]
         case .paused:
+            guard !needsBuffering else {
+                phase = .buffering
+                return [.wakeDecoder]
+            }
             phase = .playing
-            return [.resumeOutput]
+            return [.resumeOutput, .wakeDecoder]
         case .outputLost(let error, _, let isTakenUp):
             phase = .outputLost(error, resumesPlaying: true, isTakenUp: isTakenUp)
             return []
-        case .playing, .shutDown:
+        case .playing, .buffering, .shutDown:
             return []
         }
     }
@@ -300,6 +317,11 @@ extension PlaybackEngine.State {
     mutating func pause() -> [Action] {
         if case .outputLost(let error, _, let isTakenUp) = phase {
             phase = .outputLost(error, resumesPlaying: false, isTakenUp: isTakenUp)
+            return []
+        }
+        if phase == .buffering {
+            // The output is paused already.
+            phase = .paused
             return []
         }
         guard phase == .playing else { return [] }
@@ -400,7 +422,7 @@ extension PlaybackEngine.State {
         switch phase {
         case .shutDown, .outputLost: return []
         case .idle, .paused: resumesPlaying = false
-        case .playing: resumesPlaying = true
+        case .playing, .buffering: resumesPlaying = true
         }
         phase = .outputLost(error, resumesPlaying: resumesPlaying)
         if restart == nil {

@@ -7,7 +7,7 @@ extension PlaybackEngine.State {
         var due: [PlaybackEngine.Delivery] = []
         while let first = timeline.segments.first {
             if let started = timeline.startFirst(ifHeardAt: audible) { due.append(.event(started)) }
-            while let changed = timeline.changeMetadata(ifHeardAt: audible) { due.append(.event(changed)) }
+            while let told = timeline.tellMark(ifHeardAt: audible) { due.append(.event(told)) }
             appendObserverTimes(in: first, audibleFrame: audible, to: &due)
             guard let finished = timeline.finishFirst(ifHeardAt: audible) else { break }
             due.append(.event(finished))

@@ -12,6 +12,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// The item's metadata changed from this point of it on (a stream's title, sent by its server), posted as the
     /// first frame after the change is heard, not when the title arrived (AVFoundation: timed metadata).
     case metadataChanged(QueueEntry, ItemMetadata)
+    /// A live stream's connection was lost and made again at its live edge: what it sent for `seconds` meanwhile
+    /// was missed. Posted as the first frame after the gap is heard.
+    case liveGap(QueueEntry, seconds: Double)
     /// The last frame of an item has been heard (AVFoundation: did play to end time).
     case itemFinished(QueueEntry)
     /// An item could not be played to its end: it could not be opened, or decoding stopped early. Posted where the
@@ -31,4 +34,11 @@ public enum PlaybackEvent: Sendable, Equatable {
     case outputSuspended
     /// The device is playing again after ``outputSuspended``: playback goes on where it stood.
     case outputResumed
+    /// Playback stalled: the remote item being decoded ran out of data, and everything decoded before has been
+    /// heard. The output pauses (nothing is heard, the position stands still) until enough has arrived; posted
+    /// when the silence would begin (AVFoundation: playback stalled).
+    case stalled(QueueEntry)
+    /// A wait for a remote item's data is over (after a stall, or a play that found too little buffered): the
+    /// output plays.
+    case resumedAfterBuffering
 }

@@ -16,8 +16,8 @@ struct PlaybackTimeline {
         var hasStarted = false
         /// The item frame playback began at: 0, or where a seek landed.
         var resumeFrame = 0
-        /// Metadata changes not yet heard, each with the ring frame it applies from, in order.
-        var metadataChanges: [(frame: Int, metadata: ItemMetadata)] = []
+        /// Stream marks (titles, gaps) not yet heard, each with the ring frame it applies from, in order.
+        var marks: [(frame: Int, kind: StreamMark.Kind)] = []
     }
 
     /// Segments not yet fully reported, in stream order.
@@ -53,11 +53,11 @@ struct PlaybackTimeline {
         segments[last].failure = failure
     }
 
-    /// Notes metadata changes met while decoding the open segment, at its item frames.
-    mutating func noteMetadata(_ changes: [TimedMetadata]) {
+    /// Notes stream marks met while decoding the open segment, at its item frames.
+    mutating func noteMarks(_ marks: [StreamMark]) {
         guard let last = segments.indices.last, segments[last].endFrame == nil else { return }
         let start = segments[last].startFrame
-        segments[last].metadataChanges += changes.map { (start + $0.frame, $0.metadata) }
+        segments[last].marks += marks.map { (start + $0.frame, $0.kind) }
     }
 
     /// Records an item that failed to open, at ring frame `frame`: reported once everything before it is heard.
@@ -79,14 +79,17 @@ struct PlaybackTimeline {
         return .itemStarted(info)
     }
 
-    /// Takes the first segment's next metadata change once ring frame `frame` is heard past the frame it applies
-    /// from (its item started), and returns its ``PlaybackEvent/metadataChanged(_:_:)``.
-    mutating func changeMetadata(ifHeardAt frame: Int) -> PlaybackEvent? {
-        guard let segment = segments.first, segment.hasStarted, let change = segment.metadataChanges.first,
-            frame > change.frame
+    /// Takes the first segment's next stream mark once ring frame `frame` is heard past the frame it applies from
+    /// (its item started), and returns its ``PlaybackEvent/metadataChanged(_:_:)`` or
+    /// ``PlaybackEvent/liveGap(_:seconds:)``.
+    mutating func tellMark(ifHeardAt frame: Int) -> PlaybackEvent? {
+        guard let segment = segments.first, segment.hasStarted, let mark = segment.marks.first, frame > mark.frame
         else { return nil }
-        segments[0].metadataChanges.removeFirst()
-        return .metadataChanged(segment.entry, change.metadata)
+        segments[0].marks.removeFirst()
+        switch mark.kind {
+        case .metadata(let metadata): return .metadataChanged(segment.entry, metadata)
+        case .gap(let seconds): return .liveGap(segment.entry, seconds: seconds)
+        }
     }
 
     /// Removes the first segment once its end has been heard at ring frame `frame`, and returns its
@@ -105,8 +108,8 @@ struct PlaybackTimeline {
         if !segment.hasStarted, segment.info != nil, segment.endFrame != segment.startFrame {
             return segment.startFrame + 1
         }
-        if let change = segment.metadataChanges.first {
-            return min(change.frame + 1, segment.endFrame ?? .max)
+        if let mark = segment.marks.first {
+            return min(mark.frame + 1, segment.endFrame ?? .max)
         }
         return segment.endFrame
     }

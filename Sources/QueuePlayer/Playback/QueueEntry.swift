@@ -67,14 +67,21 @@ public struct OpenedEntry: Hashable, Sendable {
     public let metadata: ItemMetadata
     /// True for a live stream (a radio station): it has no length and no end, and cannot be sought in.
     public let isLive: Bool
+    /// False when the item cannot be sought in: a live stream, or a remote file whose server does not answer
+    /// `Range` requests.
+    public let isSeekable: Bool
 
     /// Creates item information.
-    public init(entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata, isLive: Bool = false) {
+    public init(
+        entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata, isLive: Bool = false,
+        isSeekable: Bool = true
+    ) {
         self.entry = entry
         self.format = format
         self.frameCount = frameCount
         self.metadata = metadata
         self.isLive = isLive
+        self.isSeekable = isSeekable && !isLive
     }
 
     /// The length in seconds; infinity for a live stream.

@@ -25,6 +25,9 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     private struct State {
         var opening = Opening.unopened
         var elapsed = MediaTime.zero
+        var preferredForwardBufferDuration = 0.0
+        /// A remote item's forward buffer, once a player opened it.
+        var forwardBuffer: ForwardBuffer?
         /// The player this item is current in, for a live ``PlayerItem/currentTime()``.
         weak var player: QueuePlayer?
     }
@@ -91,8 +94,84 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// ``MediaTime/indefinite``, it has no end, and a seek in it is refused.
     public var isLive: Bool { state.withLock { $0.opening.info?.isLive ?? false } }
 
+    /// The times a seek can reach, as AVFoundation's `seekableTimeRanges`: the whole item once it is ready; none
+    /// for a live stream, or a remote file whose server does not answer `Range` requests (a seek in it is refused).
+    /// Before the item is ready, none is known (a seek then cues the item, as for any item not opened yet).
+    public var seekableTimeRanges: [MediaTimeRange] {
+        guard isKnownToSeek else { return [] }
+        return [MediaTimeRange(start: .zero, duration: duration)]
+    }
+
+    /// True once the item is ready and can be sought in.
+    private var isKnownToSeek: Bool { state.withLock { $0.opening.info?.isSeekable ?? false } }
+
+    /// True once the item is ready and turned out not to be seekable: a seek in it is refused.
+    var refusesSeeks: Bool { state.withLock { $0.opening.info.map { !$0.isSeekable } ?? false } }
+
     /// The tags; empty until the item is ready.
     public var metadata: ItemMetadata { state.withLock { $0.opening.info?.metadata ?? ItemMetadata() } }
+
+    // MARK: Buffering
+
+    /// How much of a remote item, in seconds, the player wants buffered ahead before it plays (with
+    /// ``QueuePlayer/automaticallyWaitsToMinimizeStalling``): 0, the default, lets the player choose, which is 2 s.
+    /// At most half the forward buffer (1 MiB: 32 s of a 128 kbps stream) is waited for. Local files ignore it.
+    /// Any thread; a change applies to the wait under way.
+    public var preferredForwardBufferDuration: Double {
+        get { state.withLock { $0.preferredForwardBufferDuration } }
+        set {
+            let buffer = state.withLock { state in
+                state.preferredForwardBufferDuration = newValue
+                return state.forwardBuffer
+            }
+            buffer?.setTarget(seconds: newValue)
+        }
+    }
+
+    /// True when playing on is not expected to stall: a local file once ready; a remote item once its forward
+    /// buffer holds ``preferredForwardBufferDuration`` (or its last byte). False before the item is ready.
+    /// Observable through `QueuePlayer/observe(_:queue:using:)` (`\.currentItem?.isPlaybackLikelyToKeepUp`).
+    public var isPlaybackLikelyToKeepUp: Bool {
+        bufferFlags?.isLikelyToKeepUp ?? (status == .readyToPlay)
+    }
+
+    /// True when a remote item's forward buffer is empty and more is to come: playing now would stall. False for a
+    /// local file.
+    public var isPlaybackBufferEmpty: Bool { bufferFlags?.isEmpty ?? false }
+
+    /// True when a remote item's forward buffer is full, so its download waits for playback to make room; true for
+    /// a local file once ready, which is all there.
+    public var isPlaybackBufferFull: Bool { bufferFlags?.isFull ?? (status == .readyToPlay) }
+
+    /// The times of the item held in memory, ready to play: for a remote item, the span its forward buffer holds
+    /// (estimated from the stream's byte rate); for a local file once ready, the whole item. Empty before.
+    public var loadedTimeRanges: [MediaTimeRange] {
+        let (buffer, info) = state.withLock { ($0.forwardBuffer, $0.opening.info) }
+        guard let info else { return [] }
+        let scale = Int32(info.format.sampleRate)
+        guard let buffer else {
+            return info.isLive ? [] : [MediaTimeRange(start: .zero, duration: duration)]
+        }
+        return buffer.loadedSeconds.map { range in
+            [
+                MediaTimeRange(
+                    start: MediaTime(seconds: range.lowerBound, preferredTimescale: scale),
+                    duration: MediaTime(seconds: range.upperBound - range.lowerBound, preferredTimescale: scale))
+            ]
+        } ?? []
+    }
+
+    private var bufferFlags: ForwardBuffer.Flags? { state.withLock { $0.forwardBuffer }?.flags }
+
+    /// Follows `buffer`, the forward buffer a player opened the item with, telling `changed` when its flags change.
+    func follow(_ buffer: ForwardBuffer, changed: @escaping @Sendable () -> Void) {
+        let target = state.withLock { state in
+            state.forwardBuffer = buffer
+            return state.preferredForwardBufferDuration
+        }
+        buffer.setTarget(seconds: target)
+        buffer.onChange(changed)
+    }
 
     /// The item's own time: where the player is in it while it is current, else where it was last heard (zero
     /// before it has been played). Inside an observer call in which it is the current item, the call's time.
@@ -128,7 +207,7 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
             guard let info = state.opening.info else { return }
             let changed = OpenedEntry(
                 entry: info.entry, format: info.format, frameCount: info.frameCount, metadata: metadata,
-                isLive: info.isLive)
+                isLive: info.isLive, isSeekable: info.isSeekable)
             switch state.opening {
             case .failed(let error, _): state.opening = .failed(error, changed)
             default: state.opening = .ready(changed)

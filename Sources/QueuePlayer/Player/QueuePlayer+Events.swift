@@ -4,7 +4,13 @@ extension QueuePlayer {
     func handle(_ event: PlaybackEvent) {
         switch event {
         case .itemReady(let info):
-            item(for: info.entry)?.markReady(info)
+            let item = item(for: info.entry)
+            item?.markReady(info)
+            if let item, let buffer = read(\.decodingBuffer) {
+                item.follow(buffer) { [weak self] in self?.notifyPropertyObservers() }
+            }
+        case .stalled(let entry):
+            if let item = item(for: entry) { post(.playbackStalled(item)) }
         case .itemStarted(let info):
             transition(isCommand: false) { state, _ in state.playerHeardStart(of: info.entry) }
         case .metadataChanged(let entry, let metadata):
@@ -32,7 +38,7 @@ extension QueuePlayer {
             }
         case .queueFinished:
             transition(isCommand: false) { state, _ in state.playerHeardQueueEnd() }
-        case .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
+        case .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .resumedAfterBuffering, .liveGap:
             // The engine's state says so already; the property observers are told below.
             break
         }

@@ -42,6 +42,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         /// The sound server suspended the device the output plays on; playback goes on where it stands when the
         /// device plays again.
         case outputSuspended
+        /// A remote item has too little buffered to play without stalling: after ``QueuePlayer/play()`` (with
+        /// ``QueuePlayer/automaticallyWaitsToMinimizeStalling``) or a stall. Playback starts once enough arrives.
+        case toMinimizeStalls
     }
 
     /// AVFoundation's item notifications, delivered through ``notifications()``.
@@ -55,6 +58,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         /// The item's metadata changed from the point now heard on: a stream's new title (ICY `StreamTitle`), told
         /// when the audio after it is heard, not when it arrived. ``PlayerItem/metadata`` says the same from now.
         case timedMetadata(PlayerItem, ItemMetadata)
+        /// The item ran out of data while playing (a slow or interrupted server): nothing is heard, and the player
+        /// waits (``QueuePlayer/reasonForWaitingToPlay`` `.toMinimizeStalls`) until enough has arrived, then plays
+        /// on where it stood.
+        case playbackStalled(PlayerItem)
     }
 
     /// Identifies a current-item observer; the same token type as every other observer's.
@@ -231,6 +238,19 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
+    /// Whether ``play()`` waits, with nothing heard, until a remote item has its
+    /// ``PlayerItem/preferredForwardBufferDuration`` buffered (on by default, as in AVFoundation): meanwhile
+    /// ``timeControlStatus`` is `.waitingToPlayAtSpecifiedRate` and ``reasonForWaitingToPlay`` `.toMinimizeStalls`.
+    /// Off, playing starts at once and, after a stall, goes on as soon as data arrives again. Either way a stall is
+    /// reported as waiting, never as playing. Any thread.
+    public var automaticallyWaitsToMinimizeStalling: Bool {
+        get { engine.waitsToMinimizeStalls }
+        set {
+            engine.waitsToMinimizeStalls = newValue
+            notifyPropertyObservers()
+        }
+    }
+
     /// What happens when the current item ends; `.advance` by default. Any thread.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { read(\.player.actionAtItemEnd) }
@@ -283,7 +303,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     }
 
     /// Moves the current item to `time`. With zero tolerances (the default) the position is sample-exact; wider
-    /// tolerances are accepted and the seek is exact all the same. Returns false when there is no current item.
+    /// tolerances are accepted and the seek is exact all the same. Returns false when there is no current item, or
+    /// when it cannot be sought in (``PlayerItem/seekableTimeRanges`` empty once ready: a live stream, or a remote
+    /// file whose server does not serve ranges; the logger is told which).
     /// `completionHandler` runs on `queue` with `true` once playback restarted at `time`, or `false` if the seek
     /// was refused or replaced by a later one.
     @discardableResult
@@ -296,7 +318,12 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
         // The rate is read first (from the file, for an item not opened yet); the seek applies only if its item is
         // still current when it is carried out.
-        guard time.isNumeric, let item = liveView().currentItem, let rate = loadedSampleRate(item),
+        let item = liveView().currentItem
+        if let item, item.refusesSeeks {
+            logger.error(
+                "cannot seek in \(item.path): \(item.isLive ? "it is a live stream" : "its server does not serve ranges")")
+        }
+        guard time.isNumeric, let item, !item.refusesSeeks, let rate = loadedSampleRate(item),
             case let frames = time.convertScale(Int32(rate)), frames.isNumeric
         else {
             transition { _, _ in }
@@ -349,6 +376,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
                     reason = .outputSuspended
                 } else if current == nil, state.firstInOrder == nil {
                     reason = .noItemToPlay
+                } else if state.phase == .buffering {
+                    reason = .toMinimizeStalls
                 }
             }
             return ObserverCall.PlayerView(

@@ -85,15 +85,21 @@ package struct EntryDetails: Codable, Sendable, Equatable {
     package var album: String?
     /// Seconds; nil for a live stream, which has no length.
     package var length: Double?
+    /// False for an item that cannot be sought in: a live stream, or a file from a server without byte ranges.
+    package var isSeekable: Bool
 
     /// Metadata with the fields given.
-    package init(id: Int, url: String, title: String?, artists: [String], album: String?, length: Double?) {
+    package init(
+        id: Int, url: String, title: String?, artists: [String], album: String?, length: Double?,
+        isSeekable: Bool = true
+    ) {
         self.id = id
         self.url = url
         self.title = title
         self.artists = artists
         self.album = album
         self.length = length
+        self.isSeekable = isSeekable
     }
 }
 

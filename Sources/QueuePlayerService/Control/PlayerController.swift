@@ -63,6 +63,8 @@ package final class PlayerController: Sendable {
         var seconds: Double { time.isNumeric ? time.seconds : 0 }
         /// The item's length in seconds; 0 while it cannot be read; nil for a live stream, which has none.
         var length: Double? { item.isLive ? nil : item.duration.isNumeric ? item.duration.seconds : 0 }
+        /// False once the item is known not to be seekable (before it is opened, a seek cues it).
+        var isSeekable: Bool { item.status != .readyToPlay || !item.seekableTimeRanges.isEmpty }
     }
 
     /// A controller of `player`, saving to `store`. `application` receives `background` and `foreground`.
@@ -189,7 +191,8 @@ package final class PlayerController: Sendable {
         let current = shown.map { shown in
             EntryDetails(
                 id: shown.entry.id, url: shown.entry.path, title: shown.item.metadata.title,
-                artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length)
+                artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length,
+                isSeekable: shown.isSeekable)
         }
         let status: PlaybackState =
             switch player.playbackState {
@@ -209,6 +212,7 @@ package final class PlayerController: Sendable {
         case .noItemToPlay: "no item to play"
         case .outputUnavailable: "output unavailable"
         case .outputSuspended: "output suspended"
+        case .toMinimizeStalls: "buffering"
         }
     }
 
@@ -295,7 +299,8 @@ package final class PlayerController: Sendable {
         switch event {
         case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
             saveAll()
-        case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed:
+        case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled,
+            .resumedAfterBuffering, .liveGap:
             break
         }
         broadcast()
@@ -364,6 +369,11 @@ package final class PlayerController: Sendable {
         guard let shown = currentEntry() else { throw ControlError("position: nothing is queued") }
         guard !shown.item.isLive else {
             throw ControlError("position: \(shown.entry.path) is a live stream, which cannot be sought in")
+        }
+        guard shown.isSeekable else {
+            throw ControlError(
+                "position: \(shown.entry.path) cannot be sought in: its server does not serve byte ranges; "
+                    + "download it and queue the file to seek in it")
         }
         guard case let length = shown.item.duration, length.isNumeric else {
             throw ControlError("position: \(shown.entry.path) cannot be read, so it cannot be sought in")

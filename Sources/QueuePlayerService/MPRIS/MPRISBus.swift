@@ -289,7 +289,8 @@ package final class MPRISBus: @unchecked Sendable {
         case "Volume": return append(reply, double: snapshot.volume)
         case "Position": return append(reply, int64: Int64(snapshot.position * 1e6))
         case "CanGoNext": return append(reply, bool: snapshot.hasNext)
-        case "CanGoPrevious", "CanPause", "CanSeek", "CanPlay": return append(reply, bool: state.hasItem)
+        case "CanGoPrevious", "CanPause", "CanPlay": return append(reply, bool: state.hasItem)
+        case "CanSeek": return append(reply, bool: state.canSeek)
         case "Tracks":
             return appendPaths(reply, state.queue.map { MPRISState.trackPath($0.id) })
         default:

@@ -19,6 +19,10 @@ package struct MPRISState: Equatable {
     /// property then must not see the player as unable.
     package var hasItem: Bool { snapshot.current != nil || !queue.isEmpty }
 
+    /// True when there is an item to seek in and it can be: not a live stream, nor a file from a server without
+    /// byte ranges.
+    package var canSeek: Bool { hasItem && snapshot.current?.isSeekable != false }
+
     /// The object path MPRIS uses for a queue entry: stable for as long as the entry is queued.
     package static func trackPath(_ id: Int) -> String { "/org/mpris/MediaPlayer2/Track/\(id)" }
 
@@ -69,7 +73,8 @@ package struct MPRISState: Equatable {
         var changed: [String] = []
         if snapshot.status != old.snapshot.status { changed.append("PlaybackStatus") }
         if snapshot.current != old.snapshot.current { changed.append("Metadata") }
-        if hasItem != old.hasItem { changed += ["CanGoPrevious", "CanPlay", "CanPause", "CanSeek"] }
+        if hasItem != old.hasItem { changed += ["CanGoPrevious", "CanPlay", "CanPause"] }
+        if canSeek != old.canSeek { changed.append("CanSeek") }
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
         if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
         return changed
