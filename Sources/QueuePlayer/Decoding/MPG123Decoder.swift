@@ -291,7 +291,19 @@ package final class MPG123Decoder: AudioDecoder {
         if written == 0 {
             try reportTruncationOnce()
         }
+        if isLive { measureLiveByteRate() }
         return written
+    }
+
+    /// A live stream's byte rate, from the bytes read and the audio decoded since the stream was joined, once a
+    /// quarter second is decoded: the first frame's header, which the opening used, may be a false sync in the middle
+    /// of a frame (a stream is joined anywhere), and then says any bitrate.
+    private func measureLiveByteRate() {
+        guard let forwardBuffer, framesDelivered >= format.sampleRate / 4, case let read = mpg123_tell_stream(handle),
+            read > 0
+        else { return }
+        forwardBuffer.setByteRate(
+            Double(read) * Double(format.sampleRate) / Double(framesDelivered), audioStart: 0)
     }
 
     /// Moves to `frame` (sample-exact, using the scan's frame index). Throws for a frame outside `0...frameCount`.

@@ -37,14 +37,18 @@ package final class ForwardBuffer: Sendable {
         /// The item offset of the first audio frame, for turning offsets into times.
         var audioStart = 0
         var targetSeconds = ForwardBuffer.defaultTargetSeconds
+        /// Audio already decoded ahead of what is heard, which counts toward the target.
+        var decodedAheadSeconds = 0.0
         var capacity: Int
         var told = Flags()
         var changeHandler: (@Sendable () -> Void)?
 
-        /// The target in bytes: at most half the buffer, which must be able to hold it.
+        /// What is still wanted of the target in bytes, beyond what is decoded ahead: at most half the buffer,
+        /// which must be able to hold it.
         var targetBytes: Int {
             guard let bytesPerSecond else { return capacity / 2 }
-            return min(capacity / 2, Int((targetSeconds * bytesPerSecond).rounded(.up)))
+            let seconds = max(0, targetSeconds - decodedAheadSeconds)
+            return min(capacity / 2, Int((seconds * bytesPerSecond).rounded(.up)))
         }
 
         var flags: Flags {
@@ -109,14 +113,20 @@ package final class ForwardBuffer: Sendable {
     /// Whether enough is held to play on, whether the buffer is empty, and whether it is full.
     package var flags: Flags { state.withLock(\.flags) }
 
-    /// True when at least `seconds` of audio are held unread, or nothing more will arrive. With no byte rate known
-    /// yet, any unread byte counts for `seconds` 0 and half the buffer for more.
-    package func holds(seconds: Double) -> Bool {
+    /// Notes how much of the item is decoded ahead of what is heard: it counts toward the target.
+    package func noteDecodedAhead(seconds: Double) {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            state.decodedAheadSeconds = seconds
+            return state.takeChange()
+        }
+        handler?()
+    }
+
+    /// True when enough is held to play: the target (`waitsForTarget`), or any unread byte (not); or nothing more
+    /// will arrive.
+    package func isReady(waitsForTarget: Bool) -> Bool {
         state.withLock { state in
-            guard !state.reading.isFinal else { return true }
-            guard seconds > 0 else { return state.reading.unread > 0 }
-            let wanted = state.bytesPerSecond.map { Int((seconds * $0).rounded(.up)) } ?? state.capacity / 2
-            return state.reading.unread >= min(wanted, state.capacity / 2)
+            waitsForTarget ? state.flags.isLikelyToKeepUp : state.reading.isFinal || state.reading.unread > 0
         }
     }
 

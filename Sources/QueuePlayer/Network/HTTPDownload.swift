@@ -35,10 +35,10 @@ enum HTTPDownload {
     static let headTimeout = TimeAmount.seconds(15)
     /// A connection that lasts this long counts as steady: after it drops, the backoff starts again.
     static let steadyConnection = Duration.seconds(10)
-    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails. At most a second
-    /// apart, so that a server back from a restart is heard again within a second of answering.
+    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails. At most half a
+    /// second apart, so that a server back from a restart is heard again within a second of answering.
     static let reconnectDelays: [Duration] =
-        [.milliseconds(100), .milliseconds(250), .milliseconds(500)] + Array(repeating: .seconds(1), count: 24)
+        [.milliseconds(100), .milliseconds(250)] + Array(repeating: .milliseconds(500), count: 49)
 
     /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`.
     static func start(

@@ -2,12 +2,14 @@ import FoundationEssentials
 
 extension PlaybackEngine.State {
     /// True when playing now would soon play silence: waiting to minimize stalls is on, and the remote item being
-    /// decoded has less than its target buffered, or (before the first play) the first item is remote and nothing
-    /// of it has arrived. Reads the item's ``ForwardBuffer`` (its lock is taken after the engine's, never before).
+    /// decoded has less than its target buffered, or nothing is decoded and the item about to open is remote (before
+    /// the first play, or after a preroll that has not opened it yet). Reads the item's ``ForwardBuffer`` (its lock is
+    /// taken after the engine's, never before).
     var needsBuffering: Bool {
         guard waitsToMinimizeStalls else { return false }
-        if phase == .idle { return firstInOrder.map { URL.isRemoteItemLocation($0.path) } ?? false }
-        return decodingBuffer.map { !$0.flags.isLikelyToKeepUp } ?? false
+        if let decodingBuffer { return !decodingBuffer.flags.isLikelyToKeepUp }
+        guard timeline.isEmpty, let next = opening ?? firstInOrder else { return false }
+        return URL.isRemoteItemLocation(next.path)
     }
 
     /// The rate the stream plays at: that of the item decoded last (a guess before the first).
@@ -63,21 +65,22 @@ extension PlaybackEngine {
         post(.stalled(entry))
     }
 
-    /// Before decoding on, while buffering: waits until `buffer` (nil: a local item) holds enough to play on (its
-    /// target, or with waiting to minimize stalls off, any byte), then plays. Returns early, still buffering, when
-    /// the engine needs the thread (a restart, shutdown) or buffering ended otherwise (a pause). The buffer signals
-    /// ``decoderWake`` when its flags change. Decoding thread.
-    func endBufferingWhenReady(_ buffer: ForwardBuffer?) {
-        while true {
-            let (isBuffering, waitsForTarget) = state.withLock { state in
-                (state.phase == .buffering && state.restart == nil, state.waitsToMinimizeStalls)
-            }
-            guard isBuffering else { return }
-            guard let flags = buffer?.flags, !(waitsForTarget ? flags.isLikelyToKeepUp : !flags.isEmpty) else { break }
-            decoderWake.wait()
+    /// While buffering: ends the wait and plays when `buffer` (nil: a local item, an item's end, the queue's end)
+    /// holds enough, counting what is decoded ahead in the ring (its target, or with waiting to minimize stalls off,
+    /// any byte). Returns false while the wait goes on. Decoding thread.
+    @discardableResult
+    func endBufferingIfReady(_ buffer: ForwardBuffer?) -> Bool {
+        let (isBuffering, waitsForTarget, rate) = state.withLock { state in
+            (state.phase == .buffering, state.waitsToMinimizeStalls, state.streamRate)
+        }
+        guard isBuffering else { return true }
+        if let buffer {
+            buffer.noteDecodedAhead(seconds: Double(renderer.producedFrames - audibleFrame()) / Double(rate))
+            guard buffer.isReady(waitsForTarget: waitsForTarget) else { return false }
         }
         let (wasBuffering, actions) = state.withLock { $0.bufferedEnough() }
         carryOut(actions)
         if wasBuffering { post(.resumedAfterBuffering) }
+        return true
     }
 }

@@ -40,7 +40,7 @@ extension PlaybackEngine {
                 }
             case .finishWriting:
                 // Nothing more is coming to wait for.
-                endBufferingWhenReady(nil)
+                endBufferingIfReady(nil)
                 renderer.markEndOfStream()
                 stream.endIsMarked = true
                 let (isIdle, unfinished) = state.withLock { $0.settleIdle() }
@@ -149,7 +149,7 @@ extension PlaybackEngine {
 
     /// Waits at an item's end until released, or until a skip, seek or edit (or shutdown) needs the thread.
     private func holdAtItemEnd() {
-        endBufferingWhenReady(nil)
+        endBufferingIfReady(nil)
         while state.withLock({ $0.keepsHolding }) {
             decoderWake.wait()
         }
@@ -190,8 +190,11 @@ extension PlaybackEngine {
             if restarts {
                 return .interrupted
             }
-            if isBuffering {
-                endBufferingWhenReady(decoder.forwardBuffer)
+            let waitsForData = isBuffering && !endBufferingIfReady(decoder.forwardBuffer)
+            if waitsForData, renderer.freeFrames < Self.writeFrames {
+                // The output is paused: no render frees space. Woken when the buffer's flags change, or by a
+                // restart, a pause or shutdown.
+                decoderWake.wait()
                 continue
             }
             if renderer.freeFrames < Self.writeFrames {

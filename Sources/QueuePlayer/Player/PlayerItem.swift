@@ -129,7 +129,8 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when playing on is not expected to stall: a local file once ready; a remote item once its forward
-    /// buffer holds ``preferredForwardBufferDuration`` (or its last byte). False before the item is ready.
+    /// buffer, with what is decoded ahead, holds ``preferredForwardBufferDuration`` (or its last byte). False before
+    /// the item is ready.
     /// Observable through `QueuePlayer/observe(_:queue:using:)` (`\.currentItem?.isPlaybackLikelyToKeepUp`).
     public var isPlaybackLikelyToKeepUp: Bool {
         bufferFlags?.isLikelyToKeepUp ?? (status == .readyToPlay)

@@ -118,7 +118,7 @@ package enum ControlCommand: Sendable, Equatable {
             self = .subscribe(interval: request.interval)
         case "position": self = .position(request.seconds, relative: request.relative ?? false)
         case "volume": self = .volume(request.level, relative: request.relative ?? false)
-        case "open": self = .open(try required(request.uri, "uri", "a file path or file:// URI"))
+        case "open": self = .open(try required(request.uri, "uri", "a file path, file:// URI or http(s) URL"))
         case "add": self = .add(try required(request.items, "items", "an array of paths"))
         case "insert":
             self = .insert(

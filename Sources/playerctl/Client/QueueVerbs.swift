@@ -3,7 +3,8 @@ import QueuePlayerControl
 
 struct OpenVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "open", abstract: "Play URI (a file path or file:// URI) now; the rest of the queue follows.")
+        commandName: "open",
+        abstract: "Play URI (a file path, file:// URI or http(s) URL) now; the rest of the queue follows.")
     @OptionGroup var options: ClientOptions
     @Argument(help: ArgumentHelp("The file to play.", valueName: "uri")) var uri: String
 
