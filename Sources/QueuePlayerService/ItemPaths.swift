@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import QueuePlayer
 
 /// Turns ITEM arguments (the command line's, or a client's `add`, `insert` and `open`) into the files to queue.
 package enum ItemPaths {
@@ -12,31 +13,21 @@ package enum ItemPaths {
     /// Files and `http`/`https` URLs stay as given (a missing or bad one is queued anyway, so that it fails alone,
     /// in its place, with a message naming it); a `file://` URI is its file; a URL of another scheme is a problem.
     /// Folders become their MP3 files, searched recursively, in name order with numbers compared by value ("2"
-    /// before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`) become their entries, in
-    /// their order; one that cannot be read, is HLS or lists nothing is a problem, and so is each entry of a scheme
-    /// other than `http` and `https`.
+    /// before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`), files or URLs, become
+    /// their entries, in their order, expanded in turn (playlists nested at most ``maximumNesting`` deep); one that
+    /// cannot be read or fetched, is HLS or lists nothing is a problem, and so is each entry of a scheme other than
+    /// `http` and `https`, and each file a remote playlist names.
+    ///
+    /// Threading: any thread but an event loop's; it waits for remote playlists (``RemoteDocument``).
     package static func expand(_ arguments: [String]) -> Expansion {
         arguments.reduce(into: Expansion()) { expansion, argument in
             guard let url = expansion.location(argument) else { return }
-            if url.isRemoteItem {
-                expansion.files.append(url)
-                return
-            }
-            var isDirectory = false
-            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            if exists, isDirectory {
-                let files = mp3Files(in: url)
-                if files.isEmpty {
-                    expansion.problems.append("\(url.path): this folder holds no .mp3 files")
-                }
-                expansion.files += files
-            } else if exists, Playlist.format(ofPath: url.path) != nil {
-                expansion.add(playlistAt: url.path)
-            } else {
-                expansion.files.append(url)
-            }
+            expansion.add(url, nesting: 0)
         }
     }
+
+    /// How deep playlists may list playlists: a station's `.m3u` may name its `.pls`; a deeper chain is a loop.
+    package static let maximumNesting = 3
 
     private static func mp3Files(in folder: URL) -> [URL] {
         let base = folder.standardizedFileURL.path
@@ -58,19 +49,54 @@ extension ItemPaths.Expansion {
         return nil
     }
 
-    /// Adds the playlist's entries (files and remote items), and a problem for the playlist or for each entry of
-    /// another scheme.
-    mutating func add(playlistAt path: String) {
-        do {
-            for entry in try Playlist.entries(ofFileAt: path) {
-                guard entry.isFileURL || entry.isRemoteItem else {
-                    problems.append("\(path): \(entry.absoluteString): only files and http or https URLs can be played")
-                    continue
-                }
-                files.append(entry)
+    /// Adds what `url` names: a remote item or a file as it is, a folder's MP3 files, a playlist's entries.
+    mutating func add(_ url: URL, nesting: Int) {
+        let isPlaylist = Playlist.format(ofPath: url.path) != nil
+        if url.isRemoteItem {
+            if isPlaylist { add(remotePlaylist: url, nesting: nesting) } else { files.append(url) }
+            return
+        }
+        var isDirectory = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        if exists, isDirectory {
+            let found = ItemPaths.mp3Files(in: url)
+            if found.isEmpty { problems.append("\(url.path): this folder holds no .mp3 files") }
+            files += found
+        } else if exists, isPlaylist {
+            do {
+                add(entries: try Playlist.entries(ofFileAt: url.path), of: url, nesting: nesting)
+            } catch {
+                problems.append("\(error)")
             }
+        } else {
+            files.append(url)
+        }
+    }
+
+    private mutating func add(remotePlaylist url: URL, nesting: Int) {
+        do {
+            let document = try RemoteDocument.fetch(url)
+            add(entries: try Playlist.entries(ofRemote: url, document: document), of: url, nesting: nesting)
         } catch {
             problems.append("\(error)")
+        }
+    }
+
+    /// Adds a playlist's entries, each expanded in turn; a problem for each entry that may not be played.
+    private mutating func add(entries: [URL], of playlist: URL, nesting: Int) {
+        let name = playlist.itemLocation
+        guard nesting < ItemPaths.maximumNesting else {
+            problems.append("\(name): playlists nested more than \(ItemPaths.maximumNesting) deep; is one in a loop?")
+            return
+        }
+        for entry in entries {
+            if entry.isFileURL, !playlist.isFileURL {
+                problems.append("\(name): \(entry.path): a playlist from the network may list only http or https URLs")
+            } else if entry.isFileURL || entry.isRemoteItem {
+                add(entry, nesting: nesting + 1)
+            } else {
+                problems.append("\(name): \(entry.absoluteString): only files and http or https URLs can be played")
+            }
         }
     }
 }

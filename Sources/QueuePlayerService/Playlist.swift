@@ -1,4 +1,5 @@
 import FoundationEssentials
+import QueuePlayer
 
 /// A playlist file, as music collections and radio stations hand them out: M3U and M3U8 (one path or URL per line,
 /// `#` lines are comments such as `#EXTM3U` and `#EXTINF`) and PLS (an INI-style `[playlist]` with `File1=`,
@@ -42,12 +43,30 @@ package enum Playlist {
             throw Failure(path: path, reason: "cannot be read; check that it exists and that you may read it")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        return try entries(in: text(of: data), format: format, relativeTo: folder, path: path)
+        return try entries(in: text(of: [UInt8](data)), format: format, relativeTo: folder, path: path)
     }
 
-    /// The entries of a playlist's `text` (see ``entries(ofFileAt:)``); `path` names it in errors.
+    /// The entries of the playlist fetched from `url` (its format told by the URL's path), in its order: relative
+    /// references resolved against the URL. Throws when the document is a web page or binary, is HLS, or lists
+    /// nothing.
+    package static func entries(ofRemote url: URL, document: RemoteDocument.Fetched) throws(Failure) -> [URL] {
+        let location = url.absoluteString
+        guard let format = format(ofPath: url.path) else {
+            throw Failure(path: location, reason: "not a playlist (.m3u, .m3u8 or .pls)")
+        }
+        if document.contentType?.contains("html") == true || document.bytes.contains(0) {
+            let what = document.contentType.map { "the server sent \($0)" } ?? "it is not text"
+            throw Failure(
+                path: location,
+                reason: "is not a playlist: \(what); check the URL: it should lead to the .m3u or .pls itself")
+        }
+        return try entries(in: text(of: document.bytes), format: format, relativeTo: url, path: location)
+    }
+
+    /// The entries of a playlist's `text` (see ``entries(ofFileAt:)``), relative references resolved against `base`:
+    /// a playlist file's folder, or a remote playlist's own URL. `path` names it in errors.
     package static func entries(
-        in text: String, format: Format, relativeTo folder: URL, path: String
+        in text: String, format: Format, relativeTo base: URL, path: String
     ) throws(Failure) -> [URL] {
         let lines = text.split(whereSeparator: \.isNewline).map {
             $0.trimmingCharacters(in: .whitespaces.union(["\u{FEFF}"]))
@@ -69,7 +88,7 @@ package enum Playlist {
             let expected = format == .m3u ? "a path or URL per line" : "File1=, File2=, … entries"
             throw Failure(path: path, reason: "lists nothing to play; expected \(expected)")
         }
-        return references.map { resolve($0, relativeTo: folder) }
+        return references.map { resolve($0, relativeTo: base) }
     }
 
     /// The values of a PLS's `FileN=` keys (any case), in the order of N: stations number them, and the lines need
@@ -85,20 +104,24 @@ package enum Playlist {
         return numbered.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// A reference as a URL: one with a scheme as it is (`file://` becomes a file URL), an absolute path as a file,
-    /// and a relative path against `folder`.
-    private static func resolve(_ reference: String, relativeTo folder: URL) -> URL {
+    /// A reference as a URL: one with a scheme as it is (`file://` becomes a file URL). In a remote playlist, any
+    /// other reference is relative to its URL; in a file, an absolute path is a file and a relative one is in
+    /// `base`, its folder.
+    private static func resolve(_ reference: String, relativeTo base: URL) -> URL {
         if reference.contains("://"), let url = URL(string: reference), url.scheme != nil {
             return url.isFileURL ? URL(fileURLWithPath: url.path) : url
         }
+        if !base.isFileURL {
+            let escaped = reference.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? reference
+            return URL(string: escaped, relativeTo: base)?.absoluteURL ?? base
+        }
         if reference.hasPrefix("/") { return URL(fileURLWithPath: reference) }
-        return folder.appendingPathComponent(reference).standardizedFileURL
+        return base.appendingPathComponent(reference).standardizedFileURL
     }
 
     /// The playlist's text: UTF-8 when it is valid UTF-8 (a byte order mark is trimmed with the whitespace), otherwise
     /// Latin-1, which old `.m3u` files use (every byte is a character there, so nothing is lost or garbled).
-    private static func text(of data: Data) -> String {
-        let bytes = [UInt8](data)
+    private static func text(of bytes: [UInt8]) -> String {
         if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }

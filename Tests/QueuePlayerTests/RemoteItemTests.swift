@@ -82,24 +82,50 @@ struct RemoteItemTests {
                 broken.status = "500 Internal Server Error"
                 return broken
             }())
+        server.setRoute(
+            "/tune",
+            {
+                var playlist = HTTPTestServer.Route(body: Array("[playlist]\nFile1=/join-1.mp3\n".utf8))
+                playlist.contentType = "audio/x-scpls"
+                return playlist
+            }())
         let closed = try await serving([])
         let unreachable = closed.url("/gone.mp3")
         try await closed.stop()
         let urls = [
             server.url("/missing.mp3"), server.url("/page.mp3"), server.url("/broken.mp3"), unreachable,
-            server.url("/join-1.mp3"),
+            server.url("/tune"), server.url("/join-1.mp3"),
         ]
         let (events, samples) = try await playOnNullSink(urls)
         try await server.stop()
         #expect(
             eventNames(events) == [
                 "fail missing serverRefused", "fail page notMPEGAudio", "fail broken serverRefused",
-                "fail gone networkFailure", "start join-1", "end join-1", "queue end",
+                "fail gone networkFailure", "fail tune notMPEGAudio", "start join-1", "end join-1", "queue end",
             ])
+        let playlist = events.compactMap { event -> DecoderError? in
+            if case .itemFailed(_, let error) = event, error.url.lastPathComponent == "tune" { error } else { nil }
+        }
+        #expect(playlist.first?.reason == "is a playlist (audio/x-scpls), not audio", "\(playlist)")
         for case .itemFailed(let entry, let error) in events {
             #expect(error.description.hasPrefix(entry.url.absoluteString + ": "), "\(error)")
         }
         #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
+    }
+
+    @Test("a closed port fails its item at once, not after the 5 s connect timeout, and names the URL")
+    func closedPortFailsAtOnce() async throws {
+        let closed = try await serving([])
+        let url = closed.url("/gone.mp3")
+        try await closed.stop()
+        let started = ContinuousClock.now
+        #expect {
+            _ = try MPG123Decoder(url: url, logger: quietLogger)
+        } throws: { error in
+            (error as? DecoderError)?.description.hasPrefix(url.absoluteString + ": cannot fetch it") == true
+        }
+        // A retried connection would fail only when the connect timeout ran out.
+        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     @Test("a seek is refused in a file whose server ignores ranges, and carried out where it answers them")

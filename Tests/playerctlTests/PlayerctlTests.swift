@@ -191,6 +191,59 @@ struct PlayerctlDaemonTests {
         try await server.stop()
     }
 
+    @Test("playlists by URL queue their entries, relative ones resolved against the URL; bad ones are refused")
+    func remotePlaylists() async throws {
+        let server = try await HTTPTestServer(routes: [:])
+        for name in ["join-1", "join-2"] {
+            let body = Array(try Data(contentsOf: Fixtures.mp3(name)))
+            server.setRoute("/audio/\(name).mp3", HTTPTestServer.Route(body: body))
+        }
+        func list(_ path: String, _ text: String, type: String = "audio/x-mpegurl") {
+            var route = HTTPTestServer.Route(body: Array(text.utf8))
+            route.contentType = type
+            server.setRoute(path, route)
+        }
+        let second = server.url("/audio/join-2.mp3").absoluteString
+        list("/radio/station.pls", "[playlist]\nFile2=\(second)\nFile1=../audio/join-1.mp3\n", type: "audio/x-scpls")
+        list("/radio/all.m3u", "#EXTM3U\nstation.pls\n")
+        list("/radio/local.m3u", "file:///etc/hostname\n")
+        list("/radio/loop.m3u", "loop.m3u\n")
+        list("/radio/page.m3u", "<html><body>Not here</body></html>\n", type: "text/html")
+        list("/radio/hls.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\nsegment.ts\n")
+        let url = { (path: String) in server.url(path).absoluteString }
+
+        // On the command line, a station's .m3u naming its .pls plays what the .pls lists, in its order.
+        let played = await playerctl(
+            "daemon", "--sink", "null", "--unpaced", "--exit-when-empty", url("/radio/all.m3u"))
+        #expect(played.status == 0, "\(played.standardError)")
+        #expect(playedFiles(played.standardError) == ["join-1.mp3", "join-2.mp3"], "\(played.standardError)")
+
+        let socket = privateSocket("remote-lists")
+        let daemon = try RunningDaemon(["--sink", "null", "--socket", socket])
+        let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { _ in true } != nil, "the daemon answers: \(states.history)")
+        let refusals = [
+            ("/radio/missing.pls", "the server answered 404"),
+            ("/radio/page.m3u", "is not a playlist: the server sent"),
+            ("/radio/local.m3u", "/etc/hostname: a playlist from the network may list only http or https URLs"),
+            ("/radio/loop.m3u", "nested more than 3 deep"), ("/radio/hls.m3u8", "is an HLS playlist"),
+        ]
+        for (path, problem) in refusals {
+            let refused = await control(socket, "add", url(path))
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains("\(url(path))"), "\(refused.standardError)")
+            #expect(refused.standardError.contains(problem), "\(refused.standardError)")
+            #expect(refused.standardError.contains("nothing was queued"), "\(refused.standardError)")
+        }
+        #expect(await ask(socket, "queue").isEmpty)
+        #expect(await control(socket, "add", url("/radio/station.pls")).status == 0)
+        let queued = await ask(socket, "queue").split(separator: "\n").compactMap { $0.split(separator: "\t").last }
+        #expect(queued == [Substring(url("/audio/join-1.mp3")), Substring(second)])
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+        try await server.stop()
+    }
+
     @Test(
         "with no server yet, the daemon says so, answers commands, and plays once one starts",
         arguments: PulseServer.Kind.allCases)

@@ -20,15 +20,21 @@ import NIOSSL
 enum HTTPDownload {
     /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after
     /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store; a SHOUTcast v1
-    /// server's `ICY 200 OK` is understood (``ShoutcastStatusLine``). It runs on an event
+    /// server's `ICY 200 OK` is understood (``ShoutcastStatusLine``). A connection that cannot be made (refused, no
+    /// such host, a certificate not trusted) fails its request at once rather than being tried again until the
+    /// connect timeout: ``run(_:from:)`` keeps its own backoff for items already answered. It runs on an event
     /// loop of its own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to
     /// open) cannot hold up the downloads.
     static let client = HTTPClient(
         eventLoopGroup: eventLoopGroup,
-        configuration: HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .seconds(5), read: .seconds(10)),
-            http1_1ConnectionDebugInitializer: ShoutcastStatusLine.install))
+        configuration: {
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: 5, allowCycles: false),
+                timeout: .init(connect: .seconds(5), read: .seconds(10)),
+                http1_1ConnectionDebugInitializer: ShoutcastStatusLine.install)
+            configuration.connectionPool.retryConnectionEstablishment = false
+            return configuration
+        }())
     /// The client's event loop: one thread, for the downloads alone (``DownloadExecutor``).
     static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// How long an answer's head may take.
@@ -95,7 +101,7 @@ enum HTTPDownload {
                 guard !Task.isCancelled else { return }
                 let reason = String(describing: error)
                 guard request.isAnswered else {
-                    request.buffer.failed(unreachable(error, request: request), generation: request.generation)
+                    request.buffer.failed(unreachable(error, url: request.url), generation: request.generation)
                     return
                 }
                 // A connection that lasted starts the backoff again; one closed at once (a server that restarts, or
@@ -119,17 +125,19 @@ enum HTTPDownload {
         }
     }
 
-    /// Why the first request for an item got no answer: the host could not be reached, or its TLS certificate is
+    /// Why the first request for `url` got no answer: the host could not be reached, or its TLS certificate is
     /// not trusted (refused, never skipped).
-    private static func unreachable(_ error: any Error, request: Request) -> DecoderError {
+    static func unreachable(_ error: any Error, url: URL) -> DecoderError {
         guard error is NIOSSLError else {
-            return request.error(
-                .networkFailure, "cannot fetch it: \(error)",
-                "Check the URL and that the server is running and reachable")
+            return DecoderError(
+                .networkFailure, url: url, reason: "cannot fetch it: \(error)",
+                suggestion: "Check the URL and that the server is running and reachable")
         }
-        return request.error(
-            .networkFailure, "its server's TLS certificate is not trusted, so it was not fetched: \(error)",
-            "Check the URL; a server with a self-signed, expired or mismatched certificate is refused, never skipped")
+        return DecoderError(
+            .networkFailure, url: url,
+            reason: "its server's TLS certificate is not trusted, so it was not fetched: \(error)",
+            suggestion: "Check the URL; a server with a self-signed, expired or mismatched certificate is refused, "
+                + "never skipped")
     }
 
     /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
@@ -216,6 +224,13 @@ enum HTTPDownload {
                     response.status.code >= 500
                         ? "The server failed; try again later" : "Check the URL, or remove the item from the queue"))
         }
+        if let type = headers.first(name: "Content-Type")?.lowercased(), isPlaylist(type) {
+            throw Interruption.fatal(
+                request.error(
+                    .notMPEGAudio, "is a playlist (\(type)), not audio",
+                    "Give it as a playlist (a URL ending in .m3u, .m3u8 or .pls is expanded to its entries), "
+                        + "or queue a stream it lists"))
+        }
         if let type = headers.first(name: "Content-Type")?.lowercased(), isText(type) {
             throw Interruption.fatal(
                 request.error(
@@ -244,6 +259,11 @@ enum HTTPDownload {
             request.buffer.receivedHead(head, generation: request.generation)
         }
         return answer
+    }
+
+    /// Content types of playlists: M3U (`audio/x-mpegurl`, and HLS's `application/vnd.apple.mpegurl`) and PLS.
+    private static func isPlaylist(_ type: String) -> Bool {
+        type.contains("mpegurl") || type.contains("scpls") || type.contains("pls+xml")
     }
 
     /// Content types that are never audio: what a web server sends for an error page or an API's answer.
