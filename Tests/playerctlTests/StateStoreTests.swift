@@ -70,6 +70,42 @@ struct StateStoreTests {
         #expect(await third.exitStatus() == 0)
     }
 
+    @Test("a restart restores remote items by their URLs, paused at the saved one and position, and plays them")
+    func restartRestoresURLs() async throws {
+        let server = try await HTTPTestServer(routes: [:])
+        for name in ["stereo-44k-5s", "join-1"] {
+            let body = Array(try Data(contentsOf: Fixtures.mp3(name)))
+            server.setRoute("/\(name).mp3", HTTPTestServer.Route(body: body))
+        }
+        let episode = server.url("/stereo-44k-5s.mp3").absoluteString
+        let next = server.url("/join-1.mp3").absoluteString
+        let socket = privateSocket("restart-urls")
+        let first = try daemon(socket)
+        var states = try await DaemonStates(socket: socket)
+        #expect(await control(socket, "pause").status == 0)
+        #expect(await control(socket, "add", episode, next).status == 0)
+        #expect(await control(socket, "position", "2.5").status == 0)
+        let cued = await states.first {
+            $0.current?.url == episode && $0.status == "Paused" && abs($0.position - 2.5) < 0.01
+        }
+        #expect(cued != nil, "\(states.history)")
+        let queue = await ask(socket, "queue")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await first.exitStatus() == 0)
+
+        let second = try daemon(socket)
+        states = try await DaemonStates(socket: socket)
+        let restored = await states.first { $0.current?.url == episode && $0.status == "Paused" }
+        #expect(restored != nil, "\(states.history)")
+        #expect(abs((restored?.position ?? 0) - 2.5) < 0.01, "\(states.history)")
+        #expect(await ask(socket, "queue") == queue)
+        #expect(await control(socket, "play").status == 0)
+        #expect(await states.first { $0.current?.url == episode && $0.plays(past: 2.7) } != nil, "\(states.history)")
+        second.send(SIGTERM)
+        #expect(await second.exitStatus() == 0)
+        try await server.stop()
+    }
+
     @Test("after SIGKILL, a restart loses at most a second of position and no acknowledged queue edit")
     func killRestores() async throws {
         let socket = privateSocket("kill")
