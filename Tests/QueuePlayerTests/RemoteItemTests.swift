@@ -214,6 +214,34 @@ struct RemoteItemTests {
         try await server.stop()
     }
 
+    @Test(
+        "a live stream joined mid-frame, and rejoined each time its body ends, is told as joins, not as damaged data",
+        arguments: [1_000, 2_000])
+    func joinMidFrame(_ cut: Int) async throws {
+        // Cuts where libmpg123 took false headers before it locked on, as it did joining a real station.
+        let body = Array(try Data(contentsOf: Fixtures.mp3("sweep-44k-4s")).dropFirst(cut))
+        var station = HTTPTestServer.Route(body: body)
+        station.isLive = true
+        let server = try await HTTPTestServer(routes: ["/live": station])
+        let log = CapturedLog()
+        let decoder = try MPG123Decoder(url: server.url("/live"), logger: log.logger)
+        var (decoded, gaps) = (0, 0)
+        var chunk = [Float](repeating: 0, count: 8192)
+        // The body is under 4 s: 20 s of sound is at least four rejoins.
+        while gaps < 2, decoded < 20 * 44_100 {
+            var span = chunk.mutableSpan
+            decoded += try decoder.decode(into: &span)
+            gaps += decoder.takeStreamMarks().count { if case .gap = $0.kind { true } else { false } }
+        }
+        try await server.stop()
+        #expect(gaps == 2, "every rejoin is told as a gap")
+        // A false header taken for the first frame gave 32 kHz.
+        #expect(decoder.format.sampleRate == 44_100)
+        let join = "joined the live stream mid-frame; skipped bytes until its frames lined up"
+        #expect(log.messages(at: .info).contains(join), "\(log.all)")
+        #expect(!log.all.contains("skipped damaged data and resynchronised"), "\(log.all)")
+    }
+
     @Test("a download goes on while every thread of Swift's shared pool is held by someone else")
     func downloadsDoNotNeedTheSharedPool() async throws {
         let server = try await serving(["join-1"])

@@ -49,6 +49,12 @@ package final class MPG123Decoder: AudioDecoder {
     /// The input offset of the MPEG frame decoded last.
     private var frameStartOffset = 0
     private var streamMarks: [StreamMark] = []
+    /// A live stream is joined anywhere, and libmpg123 may sync on false headers before it locks on: what it skips
+    /// before this output frame (a second after joining or rejoining) is that, told once, not damage.
+    private var joinSettlesAtFrame = 0
+    private var skippedWhileJoining = 0
+    /// Gaps in a live stream taken from the source at the frame decoded last, told as marks when it is delivered.
+    private var gapsAtFrame: [Double] = []
 
     /// Opens a local file at `url` (scanning it when it has no LAME header), with `logger` receiving resync
     /// warnings. See ``init(url:context:)``.
@@ -103,6 +109,7 @@ package final class MPG123Decoder: AudioDecoder {
         }
         forwardBuffer = remote?.forwardBuffer
         isSeekable = remote == nil || (!isLive && remote?.head.acceptsRanges == true)
+        if isLive { joinSettlesAtFrame = format.sampleRate }
         if let remote { Self.noteByteRate(of: handle, into: remote, frameCount: frameCount) }
     }
 
@@ -349,17 +356,18 @@ package final class MPG123Decoder: AudioDecoder {
         }
     }
 
-    /// Takes the titles and gaps the source received up to the MPEG frame just decoded, whose first output frame is
-    /// `frame`: a mark sent before a frame's first byte applies from that frame on.
+    /// Takes the titles the source received up to the MPEG frame just decoded, whose first output frame is `frame`,
+    /// and the gaps taken with it: a mark sent before a frame's first byte applies from that frame on.
     private func noteMarks(atFrame frame: Int) {
         for title in source.takeTitles(through: frameStartOffset) {
             var changed = metadata
             changed.title = title
             streamMarks.append(StreamMark(frame: frame, kind: .metadata(changed)))
         }
-        for gap in source.takeGaps(through: frameStartOffset) {
+        for gap in gapsAtFrame {
             streamMarks.append(StreamMark(frame: frame, kind: .gap(seconds: gap)))
         }
+        gapsAtFrame = []
     }
 
     package func takeStreamMarks() -> [StreamMark] {
@@ -375,12 +383,27 @@ package final class MPG123Decoder: AudioDecoder {
         let frameLength = Int(info.framesize) + 4
         let frameStart = frameEnd - frameLength
         frameStartOffset = frameStart
+        let gaps = source.takeGaps(through: frameStart)
+        if !gaps.isEmpty {
+            gapsAtFrame += gaps
+            joinSettlesAtFrame = framesDelivered + format.sampleRate
+        }
         if let expected = expectedStreamOffset, frameStart > expected {
             let skipped = frameStart - expected
             skippedBytes += skipped
-            logger.warning(
-                "skipped damaged data and resynchronised",
-                metadata: ["file": "\(url.itemLocation)", "offset": "\(expected)", "bytes": "\(skipped)"])
+            if framesDelivered < joinSettlesAtFrame {
+                skippedWhileJoining += skipped
+            } else {
+                logger.warning(
+                    "skipped damaged data and resynchronised",
+                    metadata: ["file": "\(url.itemLocation)", "offset": "\(expected)", "bytes": "\(skipped)"])
+            }
+        }
+        if skippedWhileJoining > 0, framesDelivered >= joinSettlesAtFrame {
+            logger.info(
+                "joined the live stream mid-frame; skipped bytes until its frames lined up",
+                metadata: ["url": "\(url.itemLocation)", "bytes": "\(skippedWhileJoining)"])
+            skippedWhileJoining = 0
         }
         expectedStreamOffset = frameEnd
     }
@@ -432,14 +455,16 @@ package final class MPG123Decoder: AudioDecoder {
 
     /// Sets gapless stereo Float32 output at every rate. For a remote item (`remoteHead`), libmpg123 does not look
     /// at the end for an ID3v1 tag, which would fetch the end before the start; a remote file of known length stays
-    /// seekable (its source fetches ranges).
+    /// seekable (its source fetches ranges); a live stream is read through a small look-ahead buffer.
     private static func configure(
         _ handle: OpaquePointer, url: URL, remoteHead: HTTPBuffer.Head?
     ) throws(DecoderError) {
         var flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
         if let remoteHead {
             flags |= MPG123_NO_PEEK_END.rawValue
-            if remoteHead.length != nil { flags |= MPG123_FORCE_SEEKABLE.rawValue }
+            // A live stream is joined anywhere: without looking ahead to the next header, libmpg123 may take a
+            // false one in the middle of a frame for the first (at another sample rate, even).
+            flags |= remoteHead.length != nil ? MPG123_FORCE_SEEKABLE.rawValue : MPG123_SEEKBUFFER.rawValue
         }
         var statuses = [
             mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0),

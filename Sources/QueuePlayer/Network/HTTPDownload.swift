@@ -114,7 +114,8 @@ enum HTTPDownload {
                     request.buffer.failed(failure, generation: request.generation)
                     return
                 }
-                if failedAttempts == 1 {
+                // Once per loss, however many attempts it takes: a live stream's gap is counted from here.
+                if lostAt == nil {
                     lostAt = .now
                     request.logger.warning(
                         "connection lost; reconnecting",

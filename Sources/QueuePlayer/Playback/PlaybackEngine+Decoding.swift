@@ -193,7 +193,7 @@ extension PlaybackEngine {
             let waitsForData = isBuffering && !endBufferingIfReady(decoder.forwardBuffer)
             if waitsForData, renderer.freeFrames < Self.writeFrames {
                 // The output is paused: no render frees space. Woken when the buffer's flags change, or by a
-                // restart, a pause or shutdown.
+                // restart or shutdown; a pause leaves it waiting, with a full ring and nothing to decode.
                 decoderWake.wait()
                 continue
             }
