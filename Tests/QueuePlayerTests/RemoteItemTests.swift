@@ -113,6 +113,60 @@ struct RemoteItemTests {
         #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
     }
 
+    @Test("redirects are followed to the audio; a loop, more than 5, or 80 KiB of headers fail alone, saying which")
+    func redirectsAndHeaders() async throws {
+        let server = try await serving(["join-1"])
+        func route(_ path: String, status: String = "302 Found", headers: [String]) {
+            var route = HTTPTestServer.Route(body: [])
+            (route.status, route.extraHeaders) = (status, headers)
+            server.setRoute(path, route)
+        }
+        route("/moved.mp3", headers: ["Location: /again.mp3"])
+        route("/again.mp3", headers: ["Location: /join-1.mp3"])
+        route("/loop-a.mp3", headers: ["Location: /loop-b.mp3"])
+        route("/loop-b.mp3", headers: ["Location: /loop-a.mp3"])
+        for hop in 0..<6 { route("/hop-\(hop).mp3", headers: ["Location: /hop-\(hop + 1).mp3"]) }
+        route("/hop-6.mp3", headers: ["Location: /join-1.mp3"])
+        route("/fat.mp3", status: "200 OK", headers: ["X-Padding: " + String(repeating: "a", count: 90_000)])
+        let names = ["loop-a", "hop-0", "fat", "moved"]
+        let (events, samples) = try await playOnNullSink(names.map { server.url("/\($0).mp3") })
+        try await server.stop()
+        #expect(
+            eventNames(events) == [
+                "fail loop-a networkFailure", "fail hop-0 networkFailure", "fail fat networkFailure", "start moved",
+                "end moved", "queue end",
+            ])
+        let reasons = events.compactMap { event -> String? in
+            if case .itemFailed(_, let error) = event { error.reason } else { nil }
+        }
+        #expect(
+            reasons == [
+                "its server redirects in a loop", "its server redirected more than 5 times",
+                "its server's answer has more than 80 KiB of headers",
+            ])
+        #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-1")) == nil)
+    }
+
+    @Test("a server that trickles a byte every 100 ms fails its item as too slow, and the queue goes on")
+    func trickleFails() async throws {
+        // 1.6 s of the item, then 10 bytes a second where it needs 24,000.
+        let server = try await serving(["sweep-44k-4s", "join-1"]) { route in
+            if route.body.count > 90_000 { route.tricklesAfterBytes = 40_000 }
+        }
+        let (events, samples) = try await playOnNullSink(
+            [server.url("/sweep-44k-4s.mp3"), server.url("/join-1.mp3")], pacing: .realTime)
+        try await server.stop()
+        let names = eventNames(events).filter { $0 != "start sweep-44k-4s" }
+        #expect(names == ["fail sweep-44k-4s networkFailure", "start join-1", "end join-1", "queue end"], "\(names)")
+        let failure = events.compactMap { event -> DecoderError? in
+            if case .itemFailed(_, let error) = event { error } else { nil }
+        }.first
+        let reason = failure?.reason ?? "none"
+        #expect(reason.hasPrefix("its server sends too slowly to play: "), "\(reason)")
+        let reference = try Fixtures.referenceFloat("join-1")
+        #expect(sampleDifference(Array(samples.suffix(reference.count)), reference) == nil)
+    }
+
     @Test("a closed port fails its item at once, not after the 5 s connect timeout, and names the URL")
     func closedPortFailsAtOnce() async throws {
         let closed = try await serving([])
@@ -149,7 +203,7 @@ struct RemoteItemTests {
     func skipLeavesASilentServer() async throws {
         // Past the 2 s (49 KB) that playing waits for.
         let server = try await serving(["sweep-44k-4s", "join-1"]) { route in
-            if route.body.count > 90_000 { route.stallsAfterBytes = 60_000 }
+            if route.body.count > 90_000 { route.tricklesAfterBytes = 60_000 }
         }
         let engine = playing(
             [server.url("/sweep-44k-4s.mp3"), server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))

@@ -26,6 +26,11 @@ public final class HTTPTestServer: Sendable {
         /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
         /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops.
         public var stallsAfterBytes: Int?
+        /// After this many bytes of its body, every answer for this path sends one byte every 100 ms: a server
+        /// that trickles.
+        public var tricklesAfterBytes: Int?
+        /// Header lines sent beside the usual ones, such as `Location: /b` for a redirect.
+        public var extraHeaders: [String] = []
         /// Answers as a live stream (Icecast) does: no length, no ranges, the body's end is the connection's.
         public var isLive = false
         /// A live stream's status line starts with this protocol: `HTTP/1.0`, or `ICY` as SHOUTcast v1 answers.
@@ -190,21 +195,37 @@ private final class Responder: ChannelInboundHandler, Sendable {
             ?? (Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8), [])
         let channel = context.channel
         let write = channel.writeAndFlush(ByteBuffer(bytes: answer))
-        if route?.stallsAfterBytes == nil {
+        if route?.tricklesAfterBytes != nil {
+            tables.stalled.withLock { $0.append((channel, [])) }
+            Self.trickle(rest, on: channel)
+        } else if route?.stallsAfterBytes == nil {
             write.whenComplete { _ in channel.close(promise: nil) }
         } else {
             tables.stalled.withLock { $0.append((channel, rest)) }
         }
     }
 
-    /// The status line, headers and body (cut short where the route drops or stalls) for a request with `range`,
-    /// with ICY metadata when `icy` and the route has some; and the rest of a stalled body.
+    /// Writes `bytes` one at a time, 100 ms apart, then closes the connection.
+    private static func trickle(_ bytes: [UInt8], on channel: any Channel) {
+        guard let first = bytes.first else {
+            channel.close(promise: nil)
+            return
+        }
+        channel.eventLoop.scheduleTask(in: .milliseconds(100)) {
+            guard channel.isActive else { return }
+            channel.writeAndFlush(ByteBuffer(bytes: [first]), promise: nil)
+            trickle(Array(bytes.dropFirst()), on: channel)
+        }
+    }
+
+    /// The status line, headers and body (cut short where the route drops, stalls or trickles) for a request with
+    /// `range`, with ICY metadata when `icy` and the route has some; and the rest of a stalled or trickled body.
     private static func answer(
         _ route: HTTPTestServer.Route, range: String?, icy: Bool
     ) -> (answer: [UInt8], rest: [UInt8]) {
         var status = route.status
         var body = route.body
-        var headers = ["Content-Type: \(route.contentType)", "Connection: close"]
+        var headers = ["Content-Type: \(route.contentType)", "Connection: close"] + route.extraHeaders
         if route.isLive {
             if icy, let interval = route.icyInterval {
                 headers.append("icy-metaint: \(interval)")
@@ -224,7 +245,8 @@ private final class Responder: ChannelInboundHandler, Sendable {
         }
         headers.append("Content-Length: \(body.count)")
         var rest: [UInt8] = []
-        if let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes, cut < body.count {
+        let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes ?? route.tricklesAfterBytes
+        if let cut, cut < body.count {
             rest = route.dropsAfterBytes.isEmpty ? Array(body[cut...]) : []
             body = Array(body.prefix(cut))
         }

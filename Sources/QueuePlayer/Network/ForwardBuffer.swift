@@ -96,6 +96,9 @@ package final class ForwardBuffer: Sendable {
         handler?()
     }
 
+    /// The item's audio in bytes a second, once the decoder has told it.
+    var byteRate: Double? { state.withLock(\.bytesPerSecond) }
+
     /// The forward buffer to wait for before playing, in seconds; 0 or less means ``defaultTargetSeconds``.
     package func setTarget(seconds: Double) {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in

@@ -129,6 +129,11 @@ enum HTTPDownload {
     /// Why the first request for `url` got no answer: the host could not be reached, or its TLS certificate is
     /// not trusted (refused, never skipped).
     static func unreachable(_ error: any Error, url: URL) -> DecoderError {
+        if let reason = misconfiguration(error) {
+            return DecoderError(
+                .networkFailure, url: url, reason: reason,
+                suggestion: "Check the URL; if it is right, its server is misconfigured")
+        }
         guard error is NIOSSLError else {
             return DecoderError(
                 .networkFailure, url: url, reason: "cannot fetch it: \(error)",
@@ -139,6 +144,19 @@ enum HTTPDownload {
             reason: "its server's TLS certificate is not trusted, so it was not fetched: \(error)",
             suggestion: "Check the URL; a server with a self-signed, expired or mismatched certificate is refused, "
                 + "never skipped")
+    }
+
+    /// What is wrong with a server whose answers cannot be followed: redirects in a loop or past the limit, headers
+    /// past NIO's bound.
+    private static func misconfiguration(_ error: any Error) -> String? {
+        if let error = error as? HTTPClientError {
+            if error == .redirectCycleDetected { return "its server redirects in a loop" }
+            if error == .redirectLimitReached { return "its server redirected more than 5 times" }
+        }
+        if let error = error as? HTTPParserError, error == .headerOverflow {
+            return "its server's answer has more than 80 KiB of headers"
+        }
+        return nil
     }
 
     /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
@@ -172,7 +190,16 @@ enum HTTPDownload {
         let bodyStart = offset - toSkip
         let interval = response.headers.first(name: "icy-metaint").flatMap { Int($0) } ?? 0
         var icy = interval > 0 ? ICYDemultiplexer(interval: interval) : nil
+        var pace = ArrivalPace(startingAt: .now)
         for try await body in response.body {
+            if let rate = pace.arrived(body.readableBytes, at: .now, audioByteRate: request.buffer.gauge.byteRate) {
+                throw Interruption.fatal(
+                    request.error(
+                        .networkFailure,
+                        "its server sends too slowly to play: \(Int(rate)) bytes a second over "
+                            + "\(Int(ArrivalPace.window / .seconds(1))) s, under a quarter of what the audio needs",
+                        "Check the network connection, or try again later"))
+            }
             let (pieces, blocks) = icy?.split(body) ?? ([body], [])
             for block in blocks {
                 guard let title = ICYDemultiplexer.streamTitle(in: block.bytes) else { continue }
@@ -185,7 +212,9 @@ enum HTTPDownload {
                     toSkip -= skipped
                     guard chunk.readableBytes > 0 else { continue }
                 }
+                let appending = ContinuousClock.now
                 guard await request.buffer.append(chunk, generation: request.generation) else { return true }
+                if ContinuousClock.now - appending > .milliseconds(100) { pace.restart(at: .now) }
                 offset += chunk.readableBytes
             }
         }
