@@ -163,7 +163,7 @@ package final class PlaybackService: Service {
                 if application.applicationState == .background {
                     logger.info("New music name: \(item.entry.displayName)", metadata: metadata)
                 } else {
-                    logger.info("playing \(item.entry.path)", metadata: metadata)
+                    logger.info("playing \(item.entry.location)", metadata: metadata)
                 }
             case .itemReady:
                 break
@@ -172,7 +172,7 @@ package final class PlaybackService: Service {
                     logger.info("now playing on \(metadata.stationName ?? entry.displayName): \(title)")
                 }
             case .itemFinished(let entry):
-                logger.debug("finished \(entry.path)")
+                logger.debug("finished \(entry.location)")
             case .itemFailed(let entry, let error):
                 logger.error("\(error)")
                 outcomeStorage.withLock { $0.failedItems.append(entry) }

@@ -10,7 +10,7 @@ struct MPRISTrackListTests {
     static func state(_ ids: some Sequence<Int>) -> MPRISState {
         MPRISState(
             snapshot: PlayerSnapshot(status: .paused, position: 0, volume: 1, current: nil),
-            queue: ids.map { QueueEntry(id: $0, path: "/music/\($0).mp3") })
+            queue: ids.map { QueueEntry(id: $0, location: "/music/\($0).mp3") })
     }
 
     @Test("a few entries added and removed are signalled one by one, each after the entry before it")

@@ -115,7 +115,7 @@ struct QueuePlayerTests {
         let player = QueuePlayer(items: [item], sink: NullSink(pacing: .unpaced), logger: quietLogger)
         let entry = try #require(player.entry(for: item))
         #expect(item.url == url && entry.url == url)
-        #expect(item.path == url.path && entry.path == url.path && entry.displayName == "a b#c%20d?é.mp3")
+        #expect(item.location == url.path && entry.location == url.path && entry.displayName == "a b#c%20d?é.mp3")
         let notifications = player.notifications()
         player.play()
         let seen = await waitForNotifications(player, notifications, count: 1) { _ in true }

@@ -9,7 +9,7 @@ extension PlaybackEngine.State {
         guard waitsToMinimizeStalls else { return false }
         if let decodingBuffer { return !decodingBuffer.flags.isLikelyToKeepUp }
         guard timeline.isEmpty, let next = opening ?? firstInOrder else { return false }
-        return URL.isRemoteItemLocation(next.path)
+        return URL.isRemoteItemLocation(next.location)
     }
 
     /// The rate the stream plays at: that of the item decoded last (a guess before the first).
@@ -61,7 +61,7 @@ extension PlaybackEngine {
         let (isStall, actions) = state.withLock { $0.stall() }
         carryOut(actions)
         guard isStall else { return }
-        logger.notice("\(entry.path) ran out of data; playback waits until enough has arrived")
+        logger.notice("\(entry.location) ran out of data; playback waits until enough has arrived")
         post(.stalled(entry))
     }
 

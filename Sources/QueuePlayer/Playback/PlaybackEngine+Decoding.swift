@@ -87,7 +87,7 @@ extension PlaybackEngine {
             state.withLock { $0.abandonOpening() }.forEach { $0(false) }
             return
         } catch {
-            logger.debug("cannot open \(entry.path): \(error.reason)")
+            logger.debug("cannot open \(entry.location): \(error.reason)")
             let seeks = state.withLock { $0.openingFailed(error, atFrame: renderer.producedFrames) }
             renderer.wakeProgressWaiter()
             seeks.forEach { $0(true) }

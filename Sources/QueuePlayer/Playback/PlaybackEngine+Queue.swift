@@ -17,14 +17,15 @@ extension PlaybackEngine {
     /// output is flushed, a gap of a few milliseconds). Any thread.
     @discardableResult
     package func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
-        insert(paths: urls.map(\.path), after: entry)
+        insert(locations: urls.map(\.itemLocation), after: entry)
     }
 
-    /// ``insert(_:after:)`` for the files at `paths` (kept as given: no `URL` is made). Any thread.
+    /// ``insert(_:after:)`` for the items at `locations` (files' paths or remote URLs, kept as given: no `URL` is
+    /// made). Any thread.
     @discardableResult
-    package func insert(paths: [String], after entry: QueueEntry?) -> [QueueEntry] {
+    package func insert(locations: [String], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = audibleFrame()
-        let (inserted, actions) = state.withLock { $0.insert(paths, after: entry, audibleFrame: audible) }
+        let (inserted, actions) = state.withLock { $0.insert(locations, after: entry, audibleFrame: audible) }
         carryOut(actions)
         return inserted
     }
@@ -56,12 +57,12 @@ extension PlaybackEngine {
 }
 
 extension PlaybackEngine.State {
-    /// Inserts entries for `paths` after `entry` (nil, or an entry no longer queued: at the end), given the ring
+    /// Inserts entries for `locations` after `entry` (nil, or an entry no longer queued: at the end), given the ring
     /// frame being heard; returns them.
     mutating func insert(
-        _ paths: [String], after entry: QueueEntry?, audibleFrame audible: Int
+        _ locations: [String], after entry: QueueEntry?, audibleFrame audible: Int
     ) -> ([QueueEntry], [Action]) {
-        let entries = newEntries(for: paths)
+        let entries = newEntries(for: locations)
         guard !phase.isFinal else { return (entries, []) }
         var order = order
         let position = entry.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? order.count

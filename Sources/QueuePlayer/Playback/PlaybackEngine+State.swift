@@ -329,17 +329,17 @@ extension PlaybackEngine.State {
         return [.pauseOutput]
     }
 
-    /// Entries with new ids for `paths`, in order.
-    mutating func newEntries(for paths: [String]) -> [QueueEntry] {
-        paths.map { path in
+    /// Entries with new ids for `locations`, in order.
+    mutating func newEntries(for locations: [String]) -> [QueueEntry] {
+        locations.map { location in
             defer { nextEntryID += 1 }
-            return QueueEntry(id: nextEntryID, path: path)
+            return QueueEntry(id: nextEntryID, location: location)
         }
     }
 
     /// Appends entries with new ids.
-    mutating func enqueue(_ paths: [String]) -> ([QueueEntry], [Action]) {
-        let entries = newEntries(for: paths)
+    mutating func enqueue(_ locations: [String]) -> ([QueueEntry], [Action]) {
+        let entries = newEntries(for: locations)
         guard !phase.isFinal else { return (entries, []) }
         pending.append(contentsOf: entries)
         forgetQueueEndReport()

@@ -1,43 +1,44 @@
 import FoundationEssentials
 
-/// One queued item: a file, and an id that stays the same for as long as the entry is queued.
+/// One queued item: a file or a remote item's URL, and an id that stays the same for as long as the entry is queued.
 ///
 /// A value type, safe to pass between threads. Two entries for the same file are distinct entries.
 public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConvertible {
     /// Unique within one player; assigned in queue order.
     public let id: Int
-    /// The file's path, or a remote item's whole `http` or `https` URL. An entry keeps text rather than a `URL`,
-    /// which costs three times its memory: a queue of ten thousand entries is held for as long as the daemon runs.
-    public let path: String
+    /// Where the item is: a file's path, or a remote item's whole `http` or `https` URL. An entry keeps text rather
+    /// than a `URL`, which costs three times its memory: a queue of ten thousand entries is held for as long as the
+    /// daemon runs.
+    public let location: String
 
-    /// Creates an entry for the file at `url`. Players assign ids; a restored queue keeps its own.
+    /// Creates an entry for the item at `url`. Players assign ids; a restored queue keeps its own.
     public init(id: Int, url: URL) {
-        self.init(id: id, path: url.itemLocation)
+        self.init(id: id, location: url.itemLocation)
     }
 
-    /// Creates an entry for the file at `path`.
-    public init(id: Int, path: String) {
+    /// Creates an entry for the item at `location` (a file's path, or an `http` or `https` URL).
+    public init(id: Int, location: String) {
         self.id = id
-        self.path = path
+        self.location = location
     }
 
-    /// The item to play, as a URL made from ``path`` on each call: a file URL, or the remote item's URL.
-    public var url: URL { URL(itemPath: path) }
+    /// The item to play, as a URL made from ``location`` on each call: a file URL, or the remote item's URL.
+    public var url: URL { URL(itemLocation: location) }
 
     /// The file name (`URL.lastPathComponent`), as the seed's label shows it.
     public var displayName: String { url.lastPathComponent }
 
-    public var description: String { "#\(id) \(path)" }
+    public var description: String { "#\(id) \(location)" }
 }
 
 extension URL {
-    /// The URL of a queued item's path: an `http` or `https` URL as written, else a file URL (always a file, so the
-    /// file system is not asked whether it is a folder).
-    package init(itemPath path: String) {
-        if URL.isRemoteItemLocation(path), let remote = URL(string: path) {
+    /// The URL of a queued item's location: an `http` or `https` URL as written, else a file URL (always a file, so
+    /// the file system is not asked whether it is a folder).
+    package init(itemLocation location: String) {
+        if URL.isRemoteItemLocation(location), let remote = URL(string: location) {
             self = remote
         } else {
-            self.init(filePath: path, directoryHint: .notDirectory)
+            self.init(filePath: location, directoryHint: .notDirectory)
         }
     }
 

@@ -17,9 +17,9 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         case failed(DecoderError)
     }
 
-    /// The file's path, or a remote item's whole URL (an item keeps text rather than a `URL`, as ``QueueEntry``
-    /// does).
-    public let path: String
+    /// Where the item is: a file's path, or a remote item's whole URL (an item keeps text rather than a `URL`, as
+    /// ``QueueEntry`` does).
+    public let location: String
     private let state = Mutex(State())
 
     private struct State {
@@ -60,12 +60,13 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// Creates an item for a local file, or for an MP3 file on a server (an `http` or `https` URL: a podcast
     /// episode). Nothing is read until a player opens it.
     public convenience init(url: URL) {
-        self.init(path: url.itemLocation)
+        self.init(location: url.itemLocation)
     }
 
-    /// Creates an item for the file at `path`. Nothing is read until a player opens it.
-    public init(path: String) {
-        self.path = path
+    /// Creates an item for what `location` names: a file's path, or an `http` or `https` URL. Nothing is read until
+    /// a player opens it.
+    public init(location: String) {
+        self.location = location
     }
 
     /// Opens the item at `url` as a player would, and closes it: throws the error that names the file or URL and
@@ -75,8 +76,8 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         try MPG123Decoder.check(url)
     }
 
-    /// The item, as a URL made from ``path`` on each call: a file URL, or the remote item's URL.
-    public var url: URL { URL(itemPath: path) }
+    /// The item, as a URL made from ``location`` on each call: a file URL, or the remote item's URL.
+    public var url: URL { URL(itemLocation: location) }
 
     /// `.unknown`, then `.readyToPlay` or `.failed(error)`.
     public var status: Status { state.withLock { $0.opening.status } }

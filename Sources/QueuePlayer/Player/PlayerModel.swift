@@ -22,7 +22,7 @@ struct PlayerModel {
 
     /// The entry `item` is queued as, while it is queued or current.
     func entry(for item: PlayerItem) -> QueueEntry? {
-        entryIDs[ObjectIdentifier(item)].map { QueueEntry(id: $0, path: item.path) }
+        entryIDs[ObjectIdentifier(item)].map { QueueEntry(id: $0, location: item.location) }
     }
 
     /// The current item while it is held at its end (``actionAtItemEnd`` `.pause` or `.none`).

@@ -67,7 +67,7 @@ extension PlaybackEngine.State {
     mutating func insertItems(
         _ items: [PlayerItem], after entry: QueueEntry?, audibleFrame audible: Int, into effects: inout PlayerEffects
     ) -> [QueueEntry] {
-        let (entries, actions) = insert(items.map(\.path), after: entry, audibleFrame: audible)
+        let (entries, actions) = insert(items.map(\.location), after: entry, audibleFrame: audible)
         effects.actions += actions
         player.register(items, as: entries)
         return entries
@@ -137,7 +137,7 @@ extension PlaybackEngine.State {
     /// Queues the entries of a saved queue with their ids, the first cued at `start`.
     mutating func restore(_ entries: [QueueEntry], startingAt start: MediaTime, into effects: inout PlayerEffects) {
         effects.actions += enqueue(restoring: entries)
-        player.register(entries.map { PlayerItem(path: $0.path) }, as: entries)
+        player.register(entries.map { PlayerItem(location: $0.location) }, as: entries)
         if start.isNumeric, start.value > 0 {
             effects.actions += cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
         }
@@ -174,7 +174,7 @@ extension PlaybackEngine.State {
             return
         }
         // Both queued before the skip, in one edit: the current item must not follow an entry that is already gone.
-        let currentItem = player.items[current.id] ?? PlayerItem(path: current.path)
+        let currentItem = player.items[current.id] ?? PlayerItem(location: current.location)
         _ = insertItems([PlayerItem(url: last), currentItem], after: current, audibleFrame: audible, into: &effects)
         skip(current, into: &effects)
     }

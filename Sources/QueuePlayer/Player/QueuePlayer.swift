@@ -320,8 +320,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         // still current when it is carried out.
         let item = liveView().currentItem
         if let item, item.refusesSeeks {
-            logger.error(
-                "cannot seek in \(item.path): \(item.isLive ? "it is a live stream" : "its server does not serve ranges")")
+            let reason = item.isLive ? "it is a live stream" : "its server does not serve ranges"
+            logger.error("cannot seek in \(item.location): \(reason)")
         }
         guard time.isNumeric, let item, !item.refusesSeeks, let rate = loadedSampleRate(item),
             case let frames = time.convertScale(Int32(rate)), frames.isNumeric

@@ -190,7 +190,7 @@ package final class PlayerController: Sendable {
         let jumps = state.withLock { $0.jumps }
         let current = shown.map { shown in
             EntryDetails(
-                id: shown.entry.id, url: shown.entry.path, title: shown.item.metadata.title,
+                id: shown.entry.id, url: shown.entry.location, title: shown.item.metadata.title,
                 artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length,
                 isSeekable: shown.isSeekable)
         }
@@ -355,7 +355,7 @@ package final class PlayerController: Sendable {
             let entries = player.entries()
             return ControlReply(
                 queue: entries.enumerated().map { index, entry in
-                    EntryLine(id: entry.id, url: entry.path, current: index == 0)
+                    EntryLine(id: entry.id, url: entry.location, current: index == 0)
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()
@@ -368,15 +368,15 @@ package final class PlayerController: Sendable {
         guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
         guard let shown = currentEntry() else { throw ControlError("position: nothing is queued") }
         guard !shown.item.isLive else {
-            throw ControlError("position: \(shown.entry.path) is a live stream, which cannot be sought in")
+            throw ControlError("position: \(shown.entry.location) is a live stream, which cannot be sought in")
         }
         guard shown.isSeekable else {
             throw ControlError(
-                "position: \(shown.entry.path) cannot be sought in: its server does not serve byte ranges; "
+                "position: \(shown.entry.location) cannot be sought in: its server does not serve byte ranges; "
                     + "download it and queue the file to seek in it")
         }
         guard case let length = shown.item.duration, length.isNumeric else {
-            throw ControlError("position: \(shown.entry.path) cannot be read, so it cannot be sought in")
+            throw ControlError("position: \(shown.entry.location) cannot be read, so it cannot be sought in")
         }
         let target = min(max(0, relative ? shown.seconds + seconds : seconds), length.seconds)
         player.seek(to: MediaTime(seconds: target, preferredTimescale: length.timescale))

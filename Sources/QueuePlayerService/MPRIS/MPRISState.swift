@@ -48,8 +48,8 @@ package struct MPRISState: Equatable {
         guard let track = snapshot.current else { return [] }
         var fields: [(String, Value)] = [
             ("mpris:trackid", .objectPath(Self.trackPath(track.id))),
-            ("xesam:title", .string(track.title ?? URL(itemPath: track.url).lastPathComponent)),
-            ("xesam:url", .string(URL(itemPath: track.url).absoluteString)),
+            ("xesam:title", .string(track.title ?? URL(itemLocation: track.url).lastPathComponent)),
+            ("xesam:url", .string(URL(itemLocation: track.url).absoluteString)),
         ]
         // A live stream has no length: MPRIS leaves the key out.
         if let length = track.length { fields.insert(("mpris:length", .int64(Int64(length * 1_000_000))), at: 1) }

@@ -111,7 +111,7 @@ package final class StateStore: Sendable {
             try database.execute(sql: "DELETE FROM queueItem")
             let insert = try database.makeStatement(sql: "INSERT INTO queueItem (id, ordinal, path) VALUES (?, ?, ?)")
             for (ordinal, entry) in queue.enumerated() {
-                try insert.execute(arguments: [entry.id, ordinal, entry.path])
+                try insert.execute(arguments: [entry.id, ordinal, entry.location])
             }
         }
     }
@@ -147,7 +147,7 @@ package final class StateStore: Sendable {
     package func load() throws -> Saved {
         try database.read { database in
             let queue = try Row.fetchAll(database, sql: "SELECT id, path FROM queueItem ORDER BY ordinal").map { row in
-                QueueEntry(id: row["id"], path: row["path"] as String)
+                QueueEntry(id: row["id"], location: row["path"] as String)
             }
             let player = try Row.fetchOne(database, sql: "SELECT * FROM player WHERE id = 1")
             let history = try String.fetchAll(database, sql: "SELECT path FROM history ORDER BY sequence")
@@ -155,7 +155,7 @@ package final class StateStore: Sendable {
                 queue: queue, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
-                wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemPath: $0) })
+                wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemLocation: $0) })
         }
     }
 }
