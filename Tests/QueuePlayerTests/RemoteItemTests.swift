@@ -33,6 +33,20 @@ struct RemoteItemTests {
         #expect(sampleDifference(samples, reference) == nil)
     }
 
+    @Test("a remote item inserted into a playing queue is fetched from its server, not taken for a file")
+    func insertedRemoteItem() async throws {
+        let server = try await serving(["join-2"])
+        let engine = playing([Fixtures.mp3("join-1")], on: NullSink(pacing: .realTime))
+        var iterator = engine.events.makeAsyncIterator()
+        #expect(await nextHeard(&iterator) == "start join-1")
+        let inserted = engine.insert([server.url("/join-2.mp3")], after: engine.queue().first)
+        #expect(inserted.map(\.location) == [server.url("/join-2.mp3").absoluteString])
+        #expect(await nextHeard(&iterator) == "end join-1")
+        #expect(await nextHeard(&iterator) == "start join-2")
+        engine.shutdown()
+        try await server.stop()
+    }
+
     @Test("a connection dropped twice resumes with a Range request at the next byte: nothing lost or repeated")
     func dropsResumeWithRanges() async throws {
         let server = try await serving(["sweep-44k-4s"]) { $0.dropsAfterBytes = [20_000, 30_000] }
