@@ -41,8 +41,13 @@ struct RemoteItemTests {
         #expect(await nextHeard(&iterator) == "start join-1")
         let inserted = engine.insert([server.url("/join-2.mp3")], after: engine.queue().first)
         #expect(inserted.map(\.location) == [server.url("/join-2.mp3").absoluteString])
-        #expect(await nextHeard(&iterator) == "end join-1")
-        #expect(await nextHeard(&iterator) == "start join-2")
+        engine.advanceToNextItem()
+        var heard: [String] = []
+        while let name = await nextHeard(&iterator) {
+            heard.append(name)
+            if name == "start join-2" || name == "queue end" || name.hasPrefix("fail") { break }
+        }
+        #expect(heard.last == "start join-2", "\(heard)")
         engine.shutdown()
         try await server.stop()
     }

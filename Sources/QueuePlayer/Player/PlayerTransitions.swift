@@ -73,12 +73,17 @@ extension PlaybackEngine.State {
         return entries
     }
 
-    /// Queues `item` after `after` (nil: at the end) unless it is queued already or `after` is not.
+    /// True when `item` is not queued already and `after` (nil: the end) is queued.
+    func canInsert(_ item: PlayerItem, after: PlayerItem?) -> Bool {
+        let queued = Set(playerItems)
+        return !queued.contains(item) && (after.map(queued.contains) ?? true)
+    }
+
+    /// Queues `item` after `after` (nil: at the end) unless ``canInsert(_:after:)`` says no.
     mutating func insertItem(
         _ item: PlayerItem, after: PlayerItem?, audibleFrame audible: Int, into effects: inout PlayerEffects
     ) {
-        let queued = Set(playerItems)
-        guard !queued.contains(item), after.map(queued.contains) ?? true else { return }
+        guard canInsert(item, after: after) else { return }
         _ = insertItems([item], after: after.flatMap(player.entry(for:)), audibleFrame: audible, into: &effects)
     }
 

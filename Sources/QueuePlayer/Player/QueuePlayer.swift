@@ -160,8 +160,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// True when `item` is not queued already and `after` (nil: the end) is queued.
     public func canInsert(_ item: PlayerItem, after: PlayerItem?) -> Bool {
-        let queued = Set(items())
-        return !queued.contains(item) && (after.map(queued.contains) ?? true)
+        read { $0.canInsert(item, after: after) }
     }
 
     /// Queues `item` after `after` (nil: at the end). Does nothing when ``canInsert(_:after:)`` is false.
