@@ -127,6 +127,13 @@ public final class HTTPTestServer: Sendable {
 
     private let scheme: String
 
+    /// Serves each fixture of `names` (under Tests/Fixtures/generated) as `folder/NAME.mp3`, as MP3 audio.
+    public func serve(fixtures names: [String], in folder: String = "") throws {
+        for name in names {
+            setRoute("\(folder)/\(name).mp3", Route(body: Array(try Data(contentsOf: Fixtures.mp3(name)))))
+        }
+    }
+
     /// The URL of `path` on this server.
     public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
 

@@ -194,10 +194,7 @@ struct PlayerctlDaemonTests {
     @Test("playlists by URL queue their entries, relative ones resolved against the URL; bad ones are refused")
     func remotePlaylists() async throws {
         let server = try await HTTPTestServer(routes: [:])
-        for name in ["join-1", "join-2"] {
-            let body = Array(try Data(contentsOf: Fixtures.mp3(name)))
-            server.setRoute("/audio/\(name).mp3", HTTPTestServer.Route(body: body))
-        }
+        try server.serve(fixtures: ["join-1", "join-2"], in: "/audio")
         func list(_ path: String, _ text: String, type: String = "audio/x-mpegurl") {
             var route = HTTPTestServer.Route(body: Array(text.utf8))
             route.contentType = type

@@ -73,10 +73,7 @@ struct StateStoreTests {
     @Test("a restart restores remote items by their URLs, paused at the saved one and position, and plays them")
     func restartRestoresURLs() async throws {
         let server = try await HTTPTestServer(routes: [:])
-        for name in ["stereo-44k-5s", "join-1"] {
-            let body = Array(try Data(contentsOf: Fixtures.mp3(name)))
-            server.setRoute("/\(name).mp3", HTTPTestServer.Route(body: body))
-        }
+        try server.serve(fixtures: ["stereo-44k-5s", "join-1"])
         let episode = server.url("/stereo-44k-5s.mp3").absoluteString
         let next = server.url("/join-1.mp3").absoluteString
         let socket = privateSocket("restart-urls")
