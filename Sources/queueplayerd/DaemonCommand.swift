@@ -87,7 +87,10 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
 
-    @Argument(help: ArgumentHelp("MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls) to play.", valueName: "item"))
+    @Argument(
+        help: ArgumentHelp(
+            "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs) to play.",
+            valueName: "item"))
     var items: [String] = []
 
     func validate() throws {

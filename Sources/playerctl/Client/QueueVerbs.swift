@@ -19,7 +19,9 @@ struct AddVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Append files or folders to the queue; prints the ids they got.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: ArgumentHelp("MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls).", valueName: "item"))
+    @Argument(
+        help: ArgumentHelp(
+            "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs).", valueName: "item"))
     var items: [String]
 
     func run() throws {
@@ -34,7 +36,9 @@ struct InsertVerb: ParsableCommand {
         commandName: "insert", abstract: "Insert files or folders after the queued item ID; prints their ids.")
     @OptionGroup var options: ClientOptions
     @Option(help: ArgumentHelp("The id (from `playerctl queue`) to insert after.", valueName: "id")) var after: Int
-    @Argument(help: ArgumentHelp("MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls).", valueName: "item"))
+    @Argument(
+        help: ArgumentHelp(
+            "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs).", valueName: "item"))
     var items: [String]
 
     func run() throws {
