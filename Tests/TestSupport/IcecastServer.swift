@@ -23,7 +23,7 @@ public final class IcecastServer: Sendable {
         folder = "/tmp/queueplayer-test-icecast-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         let configuration = """
             <icecast>
               <limits><clients>20</clients><sources>4</sources><source-timeout>5</source-timeout>
@@ -54,7 +54,7 @@ public final class IcecastServer: Sendable {
         self.process = process
         // Its listening socket is the sign that it is up: try it until it answers, for at most 5 s.
         let deadline = Date().addingTimeInterval(5)
-        while !Self.answers(port: port) {
+        while !LoopbackPort.answers(port) {
             guard Date() < deadline, process.isRunning else {
                 process.terminate()
                 throw StartError(description: "icecast2 did not start on port \(port); see \(folder)/error.log")
@@ -71,19 +71,6 @@ public final class IcecastServer: Sendable {
 
     /// The listeners' URL of `mount` ("/radio.mp3").
     public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
-
-    private static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).wait()
-        defer { try? channel.close().wait() }
-        guard let port = channel.localAddress?.port else { throw StartError(description: "no free port") }
-        return port
-    }
-
-    private static func answers(port: Int) -> Bool {
-        (try? ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port).flatMap { $0.close() }.wait()) != nil
-    }
 }
 
 /// A source client for an ``IcecastServer``: `PUT`s an MP3 file to a mount, over and over, at 160 KB/s (several
