@@ -48,10 +48,14 @@ struct DaemonCommand: AsyncParsableCommand {
 
     /// Where the audio goes.
     enum SinkKind: String, ExpressibleByArgument, CaseIterable {
-        case pulse, null
+        case pulse, snapcast, null
     }
 
-    @Option(help: "Where audio goes: 'pulse' (a PulseAudio server) or 'null' (nowhere; for tests and benchmarks).")
+    @Option(
+        help: ArgumentHelp(
+            "Where audio goes: 'pulse' (a PulseAudio server), 'snapcast' (a Snapcast server's tcp source, for "
+                + "rooms in step) or 'null' (nowhere; for tests and benchmarks).",
+            discussion: "With 'snapcast', --server is the source's HOST:PORT (default 127.0.0.1:4953)."))
     var sink: SinkKind = .pulse
 
     @Flag(help: "With --sink null: decode as fast as possible instead of in real time.")
@@ -59,9 +63,14 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "PulseAudio server address (unix:/path/to/native or tcp:host:port).",
-            discussion: "Default: $PULSE_SERVER, then $XDG_RUNTIME_DIR/pulse/native.", valueName: "address"))
+            "The server's address: PulseAudio's (unix:/path/to/native or tcp:host:port), or with --sink snapcast "
+                + "the snapserver tcp source's (host:port).",
+            discussion: "PulseAudio's default: $PULSE_SERVER, then $XDG_RUNTIME_DIR/pulse/native.",
+            valueName: "address"))
     var server: String?
+
+    @Option(help: ArgumentHelp("With --sink snapcast: the source's sample rate (its sampleformat).", valueName: "hz"))
+    var sampleRate = 48_000
 
     @Flag(help: "Exit once the last item has been heard, instead of waiting for more.")
     var exitWhenEmpty = false
@@ -97,9 +106,16 @@ struct DaemonCommand: AsyncParsableCommand {
         if unpaced && sink != .null {
             throw ValidationError("--unpaced applies only to --sink null")
         }
-        if server != nil && sink != .pulse {
-            throw ValidationError("--server applies only to --sink pulse")
+        if server != nil && sink == .null {
+            throw ValidationError("--server applies only to --sink pulse or snapcast")
         }
+        if sampleRate != 48_000 && sink != .snapcast {
+            throw ValidationError("--sample-rate applies only to --sink snapcast")
+        }
+        guard (8_000...192_000).contains(sampleRate) else {
+            throw ValidationError("--sample-rate \(sampleRate): give the snapserver source's rate, 8000 to 192000")
+        }
+        if sink == .snapcast { _ = try Self.snapcastAddress(server ?? "127.0.0.1:4953") }
     }
 
     func run() async throws {
@@ -224,10 +240,34 @@ struct DaemonCommand: AsyncParsableCommand {
         case .pulse:
             let sink = try PulseAudioSink(server: server, logger: logger, waitsForServer: true)
             return QueuePlayer(sink: sink, logger: logger, application: application)
+        case .snapcast:
+            let (host, port) = try Self.snapcastAddress(server ?? "127.0.0.1:4953")
+            let sink = SnapcastSink(host: host, port: port, sampleRate: sampleRate)
+            return QueuePlayer(sink: sink, logger: logger, application: application)
         case .null:
             let sink = NullSink(pacing: unpaced ? .unpaced : .realTime)
             return QueuePlayer(sink: sink, logger: logger, application: application)
         }
+    }
+}
+
+extension DaemonCommand {
+    /// `HOST:PORT`, `[IPV6]:PORT` or `HOST` (port 4953) as a host and a port.
+    static func snapcastAddress(_ text: String) throws -> (host: String, port: Int) {
+        var host = Substring(text)
+        var port = 4953
+        if let colon = text.lastIndex(of: ":"), text.hasPrefix("[") || !text[..<colon].contains(":") {
+            guard let number = Int(text[text.index(after: colon)...]), (1...65_535).contains(number) else {
+                throw ValidationError("--server \(text): the port after the last ':' must be a number from 1 to 65535")
+            }
+            host = text[..<colon]
+            port = number
+        }
+        host = host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host
+        guard !host.isEmpty else {
+            throw ValidationError("--server \(text): give the snapserver host, as in 127.0.0.1:4953")
+        }
+        return (String(host), port)
     }
 }
 

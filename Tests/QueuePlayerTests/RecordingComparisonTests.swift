@@ -125,4 +125,21 @@ struct RecordingComparisonTests {
         #expect(droppedFrames(Array(reference.prefix(4_000)), in: reference, allowing: .none) == 0)
         #expect(droppedFrames(reference + [5, 5], in: reference, allowing: upToOneQuantum) == nil)
     }
+
+    @Test("a clock's corrections (a frame inserted or dropped) are counted, and the frames around them must be exact")
+    func corrections() {
+        let exact = CorrectedMatch(recording: recording(reference), reference: reference)
+        #expect((exact.heardFrames, exact.insertedFrames, exact.droppedFrames) == (4_000, 0, 0))
+        #expect(exact.lostAtFrame == nil)
+        var corrected = removing(frames: 3_000..<3_002, of: reference)
+        corrected.insert(contentsOf: [5, 5], at: 1_000 * 2)
+        let match = CorrectedMatch(recording: recording(corrected), reference: reference)
+        #expect((match.heardFrames, match.insertedFrames, match.droppedFrames) == (3_998, 1, 2))
+        #expect(match.lostAtFrame == nil)
+        var changed = corrected
+        changed[4_000] += 1
+        #expect(CorrectedMatch(recording: recording(changed), reference: reference).lostAtFrame != nil)
+        let cutShort = Array(reference.prefix(7_000))
+        #expect(CorrectedMatch(recording: recording(cutShort), reference: reference).lostAtFrame == 3_500)
+    }
 }
