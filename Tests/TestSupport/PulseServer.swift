@@ -126,18 +126,27 @@ public final class PulseServer: Sendable {
     }
 }
 
-/// Records the null sink's monitor with `parec` into a file, as raw s16le stereo at 44.1 kHz.
+/// Records the null sink's monitor with `parec` into a file, as raw s16le at 44.1 kHz, stereo unless told.
 public final class MonitorRecording {
     private let process = Process()
     private let file = Subprocess.temporaryFile("raw")
+    private let bytesPerFrame: Int
 
-    /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected.
-    public init(server: PulseServer, monitor: String = "queueplayer.monitor") async throws {
+    /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected. With
+    /// `channelMap` (PulseAudio's names, as the monitored sink has them), that many channels in that order.
+    public init(
+        server: PulseServer, monitor: String = "queueplayer.monitor", channelMap: [String]? = nil
+    )
+        async throws
+    {
+        let channels = channelMap?.count ?? 2
+        bytesPerFrame = channels * 2
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
-        process.arguments = [
-            "--server", server.address, "-d", monitor, "--raw", "--format=s16le", "--rate=44100",
-            "--channels=2", "--latency-msec=10", file.path,
-        ]
+        process.arguments =
+            [
+                "--server", server.address, "-d", monitor, "--raw", "--format=s16le", "--rate=44100",
+                "--channels=\(channels)", "--latency-msec=10", file.path,
+            ] + (channelMap.map { ["--channel-map=" + $0.joined(separator: ",")] } ?? [])
         // Not the test runner's output: a parec left running by a test that crashed would hold it open, and
         // `swift test` would wait for it forever.
         process.standardInput = FileHandle.nullDevice
@@ -161,7 +170,7 @@ public final class MonitorRecording {
     }
 
     /// Frames recorded so far (parec's buffering puts this up to about 10 ms behind the sink).
-    public var framesSoFar: Int { Self.size(of: file) / 4 }
+    public var framesSoFar: Int { Self.size(of: file) / bytesPerFrame }
 
     /// Waits until `frames` more frames have been recorded: the sink's own clock, where silence counts too (what a
     /// test waits on to let a pause, or the tail after the last item, be heard). False after `timeout` seconds.

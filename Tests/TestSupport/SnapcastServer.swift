@@ -96,8 +96,13 @@ public final class SnapcastServer: Sendable {
     }
 
     /// Starts a `snapclient` for each of `rooms` (its host ID is the room's name), playing into the room's PulseAudio
-    /// server, and returns once the server has told its control connection that every one of them is connected.
-    public func connectClients(_ rooms: [(name: String, server: PulseServer)]) async throws -> [SnapcastClient] {
+    /// server (into `sink`, or the server's default), and returns once the server has told its control connection
+    /// that every one of them is connected.
+    public func connectClients(
+        _ rooms: [(name: String, server: PulseServer, sink: String?)]
+    ) async throws
+        -> [SnapcastClient]
+    {
         let control = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: controlPort) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -111,7 +116,9 @@ public final class SnapcastServer: Sendable {
         }
         defer { timeout.cancel() }
         return try await control.executeThenClose { inbound, _ in
-            let clients = try rooms.map { try SnapcastClient(server: self, name: $0.name, room: $0.server) }
+            let clients = try rooms.map {
+                try SnapcastClient(server: self, name: $0.name, room: $0.server, sink: $0.sink)
+            }
             var waiting = Set(rooms.map(\.name))
             var notifications = ControlNotifications()
             for try await bytes in inbound {
@@ -128,13 +135,14 @@ public final class SnapcastServer: Sendable {
 public final class SnapcastClient: Sendable {
     private let process: Process
 
-    init(server: SnapcastServer, name: String, room: PulseServer) throws {
+    init(server: SnapcastServer, name: String, room: PulseServer, sink: String?) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/snapclient")
-        process.arguments = [
-            "-h", "127.0.0.1", "-p", String(server.streamPort), "--player", "pulse", "--hostID", name,
-            "--logsink", "file:\(server.folder)/client-\(name).log",
-        ]
+        process.arguments =
+            [
+                "-h", "127.0.0.1", "-p", String(server.streamPort), "--player", "pulse", "--hostID", name,
+                "--logsink", "file:\(server.folder)/client-\(name).log",
+            ] + (sink.map { ["--soundcard", $0] } ?? [])
         var environment = ProcessInfo.processInfo.environment
         environment["PULSE_SERVER"] = room.address
         process.environment = environment
