@@ -28,7 +28,10 @@ public final class SnapcastServer: Sendable {
 
     /// Starts a server whose source takes `sampleRate`:16:2 on `sourcePort` (a free port by default) and whose
     /// clients play `bufferMilliseconds` behind it.
-    public init(sampleRate: Int = 44_100, bufferMilliseconds: Int = 1_000, sourcePort: Int? = nil) throws {
+    /// With `controlScript`, snapserver runs it as the source's stream plugin.
+    public init(
+        sampleRate: Int = 44_100, bufferMilliseconds: Int = 1_000, sourcePort: Int? = nil, controlScript: String? = nil
+    ) throws {
         self.sampleRate = sampleRate
         self.bufferMilliseconds = bufferMilliseconds
         folder = "/tmp/queueplayer-test-snapcast-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -36,6 +39,11 @@ public final class SnapcastServer: Sendable {
         self.sourcePort = try sourcePort ?? LoopbackPort.free()
         streamPort = try LoopbackPort.free()
         controlPort = try LoopbackPort.free()
+        // Snapserver 0.26 takes a plain absolute path for the source's name ("Stream URI must have a name"): encoded.
+        let plugin =
+            controlScript.map {
+                "&controlscript=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)
+            } ?? ""
         let configuration = """
             [server]
             datadir = \(folder)
@@ -47,7 +55,7 @@ public final class SnapcastServer: Sendable {
             [stream]
             bind_to_address = 127.0.0.1
             port = \(streamPort)
-            source = tcp://127.0.0.1:\(self.sourcePort)?name=QueuePlayer&mode=server&sampleformat=\(sampleRate):16:2
+            source = tcp://127.0.0.1:\(self.sourcePort)?name=QueuePlayer&mode=server&sampleformat=\(sampleRate):16:2\(plugin)
             codec = pcm
             buffer = \(bufferMilliseconds)
             [logging]
@@ -103,29 +111,39 @@ public final class SnapcastServer: Sendable {
     ) async throws
         -> [SnapcastClient]
     {
-        let control = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        try await withControl(within: .seconds(10)) { control in
+            let clients = try rooms.map {
+                try SnapcastClient(server: self, name: $0.name, room: $0.server, sink: $0.sink)
+            }
+            var waiting = Set(rooms.map(\.name))
+            while !waiting.isEmpty {
+                guard let notification = try await control.nextNotification() else {
+                    throw StartError(description: "snapclients \(waiting.sorted()) did not connect to snapserver")
+                }
+                waiting.subtract(SnapcastControl.connectedClients(in: notification))
+            }
+            return clients
+        }
+    }
+
+    /// Runs `body` with a connection to the server's JSON-RPC control port, closed after `limit` (every wait on it
+    /// then ends) or when `body` returns.
+    public func withControl<Result: Sendable>(
+        within limit: Duration, _ body: (SnapcastControl) async throws -> Result
+    ) async throws -> Result {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: controlPort) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        // Closing the connection ends the wait below.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(10))
-            control.channel.close(promise: nil)
+            try await Task.sleep(for: limit)
+            channel.channel.close(promise: nil)
         }
         defer { timeout.cancel() }
-        return try await control.executeThenClose { inbound, _ in
-            let clients = try rooms.map {
-                try SnapcastClient(server: self, name: $0.name, room: $0.server, sink: $0.sink)
-            }
-            var waiting = Set(rooms.map(\.name))
-            var notifications = ControlNotifications()
-            for try await bytes in inbound {
-                for connected in notifications.connectedClients(in: bytes) { waiting.subtract(connected) }
-                if waiting.isEmpty { return clients }
-            }
-            throw StartError(description: "snapclients \(waiting.sorted()) did not connect to snapserver in 10 s")
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(SnapcastControl(inbound: inbound.makeAsyncIterator(), outbound: outbound))
         }
     }
 }
@@ -164,31 +182,77 @@ public final class SnapcastClient: Sendable {
     }
 }
 
-/// The notifications snapserver's JSON-RPC control port pushes, one JSON object a line, read as they arrive.
-struct ControlNotifications {
+/// A connection to snapserver's JSON-RPC control port: requests, and the notifications it pushes (one JSON object a
+/// line). For one task.
+public final class SnapcastControl {
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var pending: [UInt8] = []
+    private var notifications: [[String: Any]] = []
+    private var lastID = 0
 
-    /// For each notification completed by `bytes`, the clients it says are connected: a known client's
-    /// `Client.OnConnect`, or the clients marked connected in a `Server.OnUpdate` (what a new client brings).
-    mutating func connectedClients(in bytes: ByteBuffer) -> [Set<String>] {
-        pending.append(contentsOf: bytes.readableBytesView)
-        var found: [Set<String>] = []
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = Data(pending[..<newline])
-            pending.removeSubrange(...newline)
-            guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-                let method = object["method"] as? String
-            else { continue }
-            let params = object["params"] as? [String: Any] ?? [:]
-            var connected = Set<String>()
-            if method == "Client.OnConnect", let id = params["id"] as? String { connected.insert(id) }
-            let groups = (params["server"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
-            for client in groups.flatMap({ $0["clients"] as? [[String: Any]] ?? [] })
-            where client["connected"] as? Bool == true {
-                if let id = client["id"] as? String { connected.insert(id) }
+    init(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) {
+        self.inbound = inbound
+        self.outbound = outbound
+    }
+
+    /// Calls `method` with `params` and returns its result, or throws its error; notifications that arrive
+    /// meanwhile are kept for ``nextNotification()``.
+    public func call(_ method: String, _ params: [String: Any] = [:]) async throws -> Any? {
+        lastID += 1
+        let request: [String: Any] = ["jsonrpc": "2.0", "id": lastID, "method": method, "params": params]
+        var line = try JSONSerialization.data(withJSONObject: request)
+        line.append(contentsOf: "\r\n".utf8)
+        try await outbound.write(ByteBuffer(bytes: line))
+        while let object = try await nextObject() {
+            guard object["id"] as? Int == lastID else {
+                if object["method"] != nil { notifications.append(object) }
+                continue
             }
-            found.append(connected)
+            if let error = object["error"] { throw SnapcastServer.StartError(description: "\(method): \(error)") }
+            return object["result"]
         }
-        return found
+        throw SnapcastServer.StartError(description: "\(method): snapserver closed the connection")
+    }
+
+    /// The next notification (`method` and `params`), or nil when the connection closes first.
+    public func nextNotification() async throws -> [String: Any]? {
+        if !notifications.isEmpty { return notifications.removeFirst() }
+        while let object = try await nextObject() {
+            if object["method"] != nil, object["id"] == nil { return object }
+        }
+        return nil
+    }
+
+    /// The clients a notification says are connected: a known client's `Client.OnConnect`, or the clients marked
+    /// connected in a `Server.OnUpdate` (what a new client brings).
+    static func connectedClients(in notification: [String: Any]) -> Set<String> {
+        let params = notification["params"] as? [String: Any] ?? [:]
+        var connected = Set<String>()
+        if notification["method"] as? String == "Client.OnConnect", let id = params["id"] as? String {
+            connected.insert(id)
+        }
+        let groups = (params["server"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+        for client in groups.flatMap({ $0["clients"] as? [[String: Any]] ?? [] })
+        where client["connected"] as? Bool == true {
+            if let id = client["id"] as? String { connected.insert(id) }
+        }
+        return connected
+    }
+
+    private func nextObject() async throws -> [String: Any]? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(pending[..<newline])
+                pending.removeSubrange(...newline)
+                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { return object }
+                continue
+            }
+            guard let bytes = try await inbound.next() else { return nil }
+            pending.append(contentsOf: bytes.readableBytesView)
+        }
     }
 }

@@ -1,0 +1,80 @@
+import QueuePlayerControl
+
+/// What Snapcast shows of a player (`Plugin.Stream.Player.Properties`): its state, what it can do, and the current
+/// item's metadata, as Snapcast's stream plugin interface names them. A plain value.
+struct SnapcastProperties: Encodable, Equatable {
+    /// The current item, in Snapcast's (MPRIS's) names.
+    struct Metadata: Encodable, Equatable {
+        var trackId: String
+        var url: String
+        var title: String?
+        var artist: [String]?
+        var album: String?
+        /// Seconds.
+        var duration: Double?
+    }
+
+    /// `playing`, `paused` or `stopped`.
+    var playbackStatus: String
+    /// Always `none`: QueuePlayer plays its queue once.
+    var loopStatus = "none"
+    /// Always false: QueuePlayer plays its queue in order.
+    var shuffle = false
+    /// 0 to 100.
+    var volume: Int
+    var rate = 1.0
+    /// Seconds into the current item.
+    var position: Double
+    var canGoNext: Bool
+    var canGoPrevious: Bool
+    var canPlay: Bool
+    var canPause: Bool
+    var canSeek: Bool
+    /// False while no daemon answers.
+    var canControl: Bool
+    var metadata: Metadata?
+
+    /// The properties of a daemon in `state`, or of none (nil): stopped, and nothing can be done.
+    init(_ state: PlayerSnapshot?) {
+        guard let state else {
+            playbackStatus = "stopped"
+            volume = 0
+            position = 0
+            (canGoNext, canGoPrevious, canPlay, canPause, canSeek, canControl) = (
+                false, false, false, false, false, false
+            )
+            return
+        }
+        switch state.status {
+        case .playing: playbackStatus = "playing"
+        case .paused: playbackStatus = "paused"
+        case .stopped: playbackStatus = "stopped"
+        }
+        volume = Int((state.volume * 100).rounded())
+        position = state.position
+        canGoNext = state.hasNext
+        canGoPrevious = state.current != nil
+        canPlay = state.current != nil
+        canPause = state.current != nil
+        canSeek = state.current?.isSeekable ?? false
+        canControl = true
+        metadata = state.current.map { current in
+            Metadata(
+                trackId: String(current.id), url: current.url, title: current.title,
+                artist: current.artists.isEmpty ? nil : current.artists, album: current.album,
+                duration: current.length)
+        }
+    }
+
+    /// True when `self` says something `earlier` did not, other than a position that moved with time: `elapsed`
+    /// seconds after `earlier`, a position off by more than half a second from where playing would have taken it is
+    /// news (a seek).
+    func isNews(after earlier: SnapcastProperties?, elapsed: Double) -> Bool {
+        guard let earlier else { return true }
+        var moved = earlier
+        moved.position = self.position
+        guard moved == self else { return true }
+        let expected = earlier.position + (earlier.playbackStatus == "playing" ? elapsed : 0)
+        return abs(position - expected) > 0.5
+    }
+}
