@@ -63,14 +63,15 @@ class LineClient:
 class Player:
     """A player started on ITEM with a control connection: ours (control socket) or mpv (JSON IPC)."""
 
-    def __init__(self, kind, item, server, playerctl, work):
+    def __init__(self, kind, item, server, playerctl, work, output=None):
+        """`output`: the daemon's options for where its audio goes, instead of `--server SERVER`."""
         self.kind = kind
         socket_path = os.path.join(work, f"{kind}.sock")
         if os.path.exists(socket_path):
             os.remove(socket_path)
         if kind == "queueplayer":
-            command = [playerctl, "daemon", "--server", server, "--socket", socket_path, "--state-file",
-                       os.path.join(work, "state.sqlite"), item]
+            command = [playerctl, "daemon"] + (output or ["--server", server]) + [
+                "--socket", socket_path, "--state-file", os.path.join(work, "state.sqlite"), item]
         else:
             command = ["mpv", "--no-config", "--no-video", "--no-terminal", "--ao=pulse", "--keep-open=yes",
                        f"--input-ipc-server={socket_path}", item]
@@ -109,16 +110,16 @@ def round_trips(player, count=1000):
     return times
 
 
-def pause_and_resume(player, recording_server, settle=0.6, cycles=5):
+def pause_and_resume(player, recording_server, settle=0.6, cycles=5, paused_for=0.3, played_for=0.4):
     """Pause to silence and play to sound, in ms, over `cycles` pause/play pairs, from one monitor recording."""
     recording = audible.MonitorRecording(recording_server)
     time.sleep(settle)
     moments = []
     for _ in range(cycles):
         paused = player.pause(True)
-        time.sleep(0.3)
+        time.sleep(paused_for)
         resumed = player.pause(False)
-        time.sleep(0.4)
+        time.sleep(played_for)
         moments.append((paused, resumed))
     samples = recording.finish()
     origin, period = recording.sink_clock()

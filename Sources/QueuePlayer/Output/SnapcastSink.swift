@@ -9,12 +9,13 @@ import Synchronization
 /// A tcp source in server mode, not a pipe: either side may start first, a restart of either is a new connection
 /// (the sink reconnects, as to a sound server), and the server may be on another box.
 ///
-/// Snapserver reads a source at the pace of its own clock and stamps each chunk as it reads it, so a writer must
-/// keep real time itself: the sink's thread sends one 20 ms period (snapserver's default chunk) when it is due,
-/// two periods ahead, and a period of silence first whenever it starts sending again. When the queue runs dry or is paused it follows the last frames with
-/// ``runoutPeriods`` of silence, so that the clients, which read a little more than a chunk at a time, play those
-/// frames out instead of dropping the last partial read; then it sends nothing, and snapserver marks the stream
-/// idle. What was sent cannot be taken back: a pause, seek or skip is heard in the rooms after Snapcast's buffer.
+/// Snapserver reads a source at the pace of its own clock, so a writer must keep real time itself: the sink's thread
+/// sends one 20 ms period (snapserver's default chunk) when it is due, one period ahead, and a period of silence
+/// first whenever it starts sending again. What was sent cannot be taken back: a pause, seek or skip is heard in the
+/// rooms after Snapcast's buffer and what was sent ahead, so the sink sends as little ahead as keeps snapserver fed.
+/// When the queue runs dry or is paused it follows the last frames with ``runoutPeriods`` of silence, so that the
+/// clients, which read a little more than a chunk at a time, play those frames out instead of dropping the last
+/// partial read; then it sends nothing, and snapserver marks the stream idle.
 ///
 /// ``latencyFrames()`` counts frames rendered that the sink's clock has not yet sent on; Snapcast's own buffer
 /// (1 s by default) comes on top.
@@ -32,7 +33,7 @@ public final class SnapcastSink: AudioSink {
     /// Periods of silence sent after the last frames before the sink falls silent.
     static let runoutPeriods = 5
     /// Periods sent ahead of the clock.
-    static let periodsAhead = 2
+    static let periodsAhead = 1
 
     /// `Snapcast (tcp://HOST:PORT, RATE Hz)`.
     public var name: String { "Snapcast (\(address), \(sampleRate) Hz)" }
