@@ -163,6 +163,15 @@ public final class MonitorRecording {
         }
     }
 
+    /// A test that ends before ``finish()`` (it threw) leaves no parec behind recording forever.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: file)
+    }
+
     /// How many recording streams (source outputs) `server` has.
     private static func recordingStreams(on server: PulseServer) async -> Int {
         let outputs = await server.pactl(["list", "short", "source-outputs"])
