@@ -41,16 +41,7 @@ public final class IcecastServer: Sendable {
             """
         let file = "\(folder)/icecast.xml"
         try configuration.write(toFile: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
-        process.arguments = ["-c", file]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw StartError(description: "cannot run /usr/bin/icecast2 (scripts/setup installs it): \(error)")
-        }
+        let process = try Subprocess.launch("/usr/bin/icecast2", ["-c", file])
         self.process = process
         // Its listening socket is the sign that it is up: try it until it answers, for at most 5 s.
         let deadline = Date().addingTimeInterval(5)

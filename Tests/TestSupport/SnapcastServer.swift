@@ -72,17 +72,7 @@ public final class SnapcastServer: Sendable {
 
     /// Starts the server (again, after ``stop()``), on the same ports; returns once it answers.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/snapserver")
-        process.arguments = ["-c", "\(folder)/snapserver.conf"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw StartError(description: "cannot run /usr/bin/snapserver (scripts/setup installs it): \(error)")
-        }
+        let process = try Subprocess.launch("/usr/bin/snapserver", ["-c", "\(folder)/snapserver.conf"])
         self.process.withLock { $0 = process }
         // The control port is the sign that it is up (a connection to the source port would be taken as a player).
         let deadline = Date().addingTimeInterval(5)
@@ -154,26 +144,14 @@ public final class SnapcastClient: Sendable {
     private let process: Process
 
     init(server: SnapcastServer, name: String, room: PulseServer, sink: String?) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/snapclient")
-        process.arguments =
+        var environment = ProcessInfo.processInfo.environment
+        environment["PULSE_SERVER"] = room.address
+        process = try Subprocess.launch(
+            "/usr/bin/snapclient",
             [
                 "-h", "127.0.0.1", "-p", String(server.streamPort), "--player", "pulse", "--hostID", name,
                 "--logsink", "file:\(server.folder)/client-\(name).log",
-            ] + (sink.map { ["--soundcard", $0] } ?? [])
-        var environment = ProcessInfo.processInfo.environment
-        environment["PULSE_SERVER"] = room.address
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw SnapcastServer.StartError(
-                description: "cannot run /usr/bin/snapclient (scripts/setup installs it): \(error)")
-        }
-        self.process = process
+            ] + (sink.map { ["--soundcard", $0] } ?? []), environment: environment)
     }
 
     deinit {

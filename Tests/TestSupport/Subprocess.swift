@@ -43,6 +43,33 @@ public enum Subprocess {
         return child.result()
     }
 
+    /// Why a server a test needs could not be run.
+    public struct LaunchError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts the server `executable` (a Debian package's) with `arguments` and returns it running, its input and
+    /// output on /dev/null. Throws an error naming it and `scripts/setup` when it cannot be run.
+    public static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    )
+        throws -> Process
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw LaunchError(description: "cannot run \(executable) (scripts/setup installs it): \(error)")
+        }
+        return process
+    }
+
     /// An empty file in the temporary directory, unique to this call.
     public static func temporaryFile(_ suffix: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
