@@ -13,14 +13,14 @@ import Synchronization
 /// sends one 20 ms period (snapserver's default chunk) when it is due, one period ahead, and a period of silence
 /// first whenever it starts sending again. What was sent cannot be taken back: a pause, seek or skip is heard in the
 /// rooms after Snapcast's buffer and what was sent ahead, so the sink sends as little ahead as keeps snapserver fed.
-/// When the queue runs dry or is paused it follows the last frames with ``runoutPeriods`` of silence, so that the
+/// When the queue runs dry or is paused it follows the last frames with `runoutPeriods` of silence, so that the
 /// clients, which read a little more than a chunk at a time, play those frames out instead of dropping the last
 /// partial read; then it sends nothing, and snapserver marks the stream idle.
 ///
-/// ``latencyFrames()`` counts frames rendered that the sink's clock has not yet sent on; Snapcast's own buffer
+/// Its latency counts frames rendered that the sink's clock has not yet sent on; Snapcast's own buffer
 /// (1 s by default) comes on top.
 ///
-/// Threading: as for every ``AudioSink``; the render loop allocates nothing and takes no lock.
+/// Threading: any thread may call it (calls are serialised); the render loop allocates nothing and takes no lock.
 public final class SnapcastSink: AudioSink {
     /// The host of the snapserver source.
     public let host: String
