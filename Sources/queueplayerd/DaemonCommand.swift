@@ -72,6 +72,13 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --sink snapcast: the source's sample rate (its sampleformat).", valueName: "hz"))
     var sampleRate = 48_000
 
+    @Option(
+        help: ArgumentHelp(
+            "With --sink snapcast: snapserver's buffer (its `buffer` setting), which the reported time counts.",
+            discussion: "The rooms play what is sent this long after; snapserver does not report it.",
+            valueName: "ms"))
+    var snapcastBuffer = 1_000
+
     @Flag(help: "Exit once the last item has been heard, instead of waiting for more.")
     var exitWhenEmpty = false
 
@@ -111,6 +118,12 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         if sampleRate != 48_000 && sink != .snapcast {
             throw ValidationError("--sample-rate applies only to --sink snapcast")
+        }
+        if snapcastBuffer != 1_000 && sink != .snapcast {
+            throw ValidationError("--snapcast-buffer applies only to --sink snapcast")
+        }
+        guard (20...10_000).contains(snapcastBuffer) else {
+            throw ValidationError("--snapcast-buffer \(snapcastBuffer): give snapserver's buffer in ms, 20 to 10000")
         }
         guard (8_000...192_000).contains(sampleRate) else {
             throw ValidationError("--sample-rate \(sampleRate): give the snapserver source's rate, 8000 to 192000")
@@ -242,7 +255,8 @@ struct DaemonCommand: AsyncParsableCommand {
             return QueuePlayer(sink: sink, logger: logger, application: application)
         case .snapcast:
             let (host, port) = try Self.snapcastAddress(server ?? "127.0.0.1:4953")
-            let sink = SnapcastSink(host: host, port: port, sampleRate: sampleRate)
+            let sink = SnapcastSink(
+                host: host, port: port, sampleRate: sampleRate, bufferMilliseconds: snapcastBuffer)
             return QueuePlayer(sink: sink, logger: logger, application: application)
         case .null:
             let sink = NullSink(pacing: unpaced ? .unpaced : .realTime)

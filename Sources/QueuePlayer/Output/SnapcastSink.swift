@@ -17,8 +17,10 @@ import Synchronization
 /// clients, which read a little more than a chunk at a time, play those frames out instead of dropping the last
 /// partial read; then it sends nothing, and snapserver marks the stream idle.
 ///
-/// Its latency counts frames rendered that the sink's clock has not yet sent on; Snapcast's own buffer
-/// (1 s by default) comes on top.
+/// The rooms play each period Snapcast's buffer after its place in the sent timeline, so the sink keeps a schedule
+/// of what it sent and reports as latency every frame rendered that the rooms have not yet played: the time the
+/// player reports is what the rooms hear, also through the buffer's worth they go on playing after a pause or a
+/// seek. Give the sink the server's `buffer` setting, which snapserver does not report.
 ///
 /// Threading: any thread may call it (calls are serialised); the render loop allocates nothing and takes no lock.
 public final class SnapcastSink: AudioSink {
@@ -28,6 +30,8 @@ public final class SnapcastSink: AudioSink {
     public let port: Int
     /// The source's sample rate (the rate in its `sampleformat`); items at other rates are resampled.
     public let sampleRate: Int
+    /// Snapcast's end-to-end latency, snapserver's `buffer` setting: the rooms play what is sent this long after.
+    public let bufferMilliseconds: Int
     /// Frames per send: 20 ms.
     let periodFrames: Int
     /// Periods of silence sent after the last frames before the sink falls silent.
@@ -47,6 +51,10 @@ public final class SnapcastSink: AudioSink {
     private let connection = Mutex<PCMSocket?>(nil)
     private let running = Mutex<RunningThread?>(nil)
     private let failureHandler = Mutex<(@Sendable (AudioSinkError) -> Void)?>(nil)
+    private let timingHandler = Mutex<@Sendable () -> Void>({})
+    private let schedule: PlayoutSchedule
+    /// Set by a flush: the next frames sent are new audio, whose first hearing is told to the timing handler.
+    private let flushed = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let isPaused = Atomic<Bool>(false)
     private let generation = Atomic<Int>(0)
@@ -56,18 +64,22 @@ public final class SnapcastSink: AudioSink {
 
     private struct RunningThread {
         var renderer: Renderer
-        var clock: DeviceClock
+        /// The frames rendered when the thread started: heard, until the schedule says more.
+        var startFrames: Int
         var exited: DispatchSemaphore
     }
 
     /// A sink for the snapserver source at `host` and `port` (snapserver's usual tcp source port is 4953) whose
-    /// sample format is `sampleRate`:16:2. Connects when playback starts; a server that is not there yet is waited
-    /// for, as the engine reconnects.
-    public init(host: String, port: Int = 4953, sampleRate: Int = 48_000) {
+    /// sample format is `sampleRate`:16:2 and whose server's `buffer` is `bufferMilliseconds` (snapserver's default
+    /// is 1000). Connects when playback starts; a server that is not there yet is waited for, as the engine
+    /// reconnects.
+    public init(host: String, port: Int = 4953, sampleRate: Int = 48_000, bufferMilliseconds: Int = 1_000) {
         self.host = host
         self.port = port
         self.sampleRate = sampleRate
+        self.bufferMilliseconds = bufferMilliseconds
         periodFrames = sampleRate / 50
+        schedule = PlayoutSchedule(sampleRate: sampleRate)
     }
 
     /// Connects if need be, then starts the thread that sends what `renderer` renders (parked from the start when
@@ -82,42 +94,43 @@ public final class SnapcastSink: AudioSink {
         let socket = try connectedSocket()
         isPaused.store(paused, ordering: .releasing)
         isAtEndOfStream.store(false, ordering: .releasing)
-        let clock = DeviceClock(frames: renderer.position.read().sinkFrames, sampleRate: sampleRate)
-        if paused { clock.pause() }
         let exited = DispatchSemaphore(value: 0)
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
-        running.withLock { $0 = RunningThread(renderer: renderer, clock: clock, exited: exited) }
+        let startFrames = renderer.position.read().sinkFrames
+        running.withLock { $0 = RunningThread(renderer: renderer, startFrames: startFrames, exited: exited) }
+        let timing = timingHandler.withLock { $0 }
         PosixThread.start(name: "QP snapcast") { [self] in
-            let sent = send(from: renderer, clock: clock, socket: socket, generation: myGeneration)
+            let sent = send(from: renderer, socket: socket, timing: timing, generation: myGeneration)
             if !sent { lose(socket) }
             exited.signal()
         }
     }
 
-    /// Stops sending (true) or sends again (false). In both cases the clock stands or runs at once; a pause first
-    /// sends the runout of silence.
+    /// Stops sending (true) or sends again (false); a pause first sends the runout of silence. The rooms play on
+    /// through what they hold.
     package func setPaused(_ paused: Bool) {
-        running.withLock { running in
-            if paused {
-                isPaused.store(true, ordering: .releasing)
-                running?.clock.pause()
-            } else {
-                running?.clock.resume()
-                isPaused.store(false, ordering: .releasing)
-            }
-        }
+        isPaused.store(paused, ordering: .releasing)
         wake.signal()
     }
 
-    /// Does nothing: what was sent is the server's, and the sink holds nothing unsent.
-    package func flush() {}
+    /// Drops nothing (what was sent is the server's, and the sink holds nothing unsent), but notes that the next
+    /// frames are new audio, so that the moment the rooms start to hear them is told.
+    package func flush() {
+        flushed.store(true, ordering: .releasing)
+    }
 
-    /// Waits until the sink's thread has sent everything up to the end of the stream. Throws if the connection is
-    /// lost meanwhile.
+    /// Waits until the rooms have played everything up to the end of the stream. Throws if the connection is lost
+    /// before it was all sent.
     package func drain() throws(AudioSinkError) {
         while let renderer = running.withLock({ $0?.renderer }) {
-            if renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) { return }
-            _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
+            guard renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) else {
+                _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
+                continue
+            }
+            let unheard = latencyFrames()
+            if unheard == 0 { return }
+            let untilHeard = DeviceClock.nanoseconds(for: unheard, rate: sampleRate)
+            _ = reachedEnd.wait(timeout: .now() + .nanoseconds(Int(min(untilHeard, 100_000_000))))
         }
         if connection.withLock({ $0 == nil }) {
             throw disconnected(reason: "the connection closed before the last frames were sent")
@@ -129,10 +142,14 @@ public final class SnapcastSink: AudioSink {
         wake.signal()
     }
 
-    /// The frames rendered that the clock has not yet sent on. Any thread but the sink's.
+    /// The frames rendered that the rooms have not yet played. Any thread but the sink's.
     package func latencyFrames() -> Int {
-        guard let (renderer, clock) = running.withLock({ $0.map { ($0.renderer, $0.clock) } }) else { return 0 }
-        return max(0, renderer.position.read().sinkFrames - clock.playedFrames())
+        guard let (renderer, startFrames) = running.withLock({ $0.map { ($0.renderer, $0.startFrames) } }) else {
+            return 0
+        }
+        let rendered = renderer.position.read().sinkFrames
+        let heard = schedule.heardFrames(by: DispatchTime.now().uptimeNanoseconds) ?? startFrames
+        return max(0, rendered - heard)
     }
 
     /// Stops the sink's thread and waits until it has exited. The connection stays open for the next stream.
@@ -169,6 +186,12 @@ public final class SnapcastSink: AudioSink {
         }
     }
 
+    /// Sets the closure told when the rooms start to hear frames after hearing none (a start, a resume, a seek),
+    /// which the sink's latency alone cannot show ahead. Applies from the next start.
+    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
+        timingHandler.withLock { $0 = handler }
+    }
+
     /// Sets the closure told when the connection is lost during playback.
     package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         failureHandler.withLock { $0 = handler }
@@ -193,19 +216,25 @@ public final class SnapcastSink: AudioSink {
     }
 
     /// The sink's thread: sends a period when it is due, until stopped (true) or the connection fails (false).
+    /// Records when the rooms hear each period, and tells `timing` when they start to hear new frames.
     private func send(
-        from renderer: Renderer, clock: DeviceClock, socket: PCMSocket, generation myGeneration: Int
-    )
-        -> Bool
-    {
+        from renderer: Renderer, socket: PCMSocket, timing: @Sendable () -> Void, generation myGeneration: Int
+    ) -> Bool {
         var buffer = [Int16](repeating: 0, count: periodFrames * Renderer.channelCount)
         var pacer = Pacer(periodFrames: periodFrames, sampleRate: sampleRate)
         var runoutLeft = 0
+        let delay = UInt64(bufferMilliseconds) * 1_000_000
+        /// When the rooms start to hear the latest new frames, still to be told; 0 when there is nothing to tell.
+        var announceAt: UInt64 = 0
         while generation.load(ordering: .acquiring) == myGeneration {
+            if announceAt != 0, DispatchTime.now().uptimeNanoseconds >= announceAt {
+                announceAt = 0
+                timing()
+            }
             let paused = isPaused.load(ordering: .acquiring)
             if paused, runoutLeft == 0 {
                 pacer.stop()
-                wake.wait()
+                park(until: announceAt)
                 continue
             }
             guard let due = pacer.due() else {
@@ -217,7 +246,7 @@ public final class SnapcastSink: AudioSink {
                 continue
             }
             if DispatchTime.now() < due {
-                _ = wake.wait(timeout: due)
+                _ = wake.wait(timeout: announceAt == 0 ? due : min(due, DispatchTime(uptimeNanoseconds: announceAt)))
                 continue
             }
             var frameCount = 0
@@ -226,22 +255,27 @@ public final class SnapcastSink: AudioSink {
                 runoutLeft -= 1
             } else {
                 isAtEndOfStream.store(false, ordering: .releasing)
-                _ = clock.start()
                 let result = buffer.withUnsafeMutableBufferPointer { pointer in
                     var span = pointer.mutableSpan
                     return renderer.render(into: &span, underrun: .padWithSilence)
                 }
-                clock.handedOver(renderer.position.read().sinkFrames)
                 frameCount = result.frameCount
                 ended = result.reachedEndOfStream
                 runoutLeft = ended ? max(0, runoutLeft - 1) : Self.runoutPeriods
+                if frameCount > 0 {
+                    let end = renderer.position.read().sinkFrames
+                    let heardFrom = pacer.nextSlot + delay
+                    let startsRun = schedule.record((end - frameCount)..<end, heardFrom: heardFrom)
+                    if startsRun || flushed.exchange(false, ordering: .acquiringAndReleasing) {
+                        announceAt = heardFrom
+                    }
+                }
             }
             if ended, frameCount == 0, runoutLeft == 0 {
-                clock.stand()
                 pacer.stop()
                 isAtEndOfStream.store(true, ordering: .releasing)
                 reachedEnd.signal()
-                wake.wait()
+                park(until: announceAt)
                 continue
             }
             for index in (frameCount * Renderer.channelCount)..<buffer.count { buffer[index] = 0 }
@@ -250,6 +284,15 @@ public final class SnapcastSink: AudioSink {
             pacer.sent()
         }
         return true
+    }
+
+    /// Waits to be woken, or until `instant` (uptime nanoseconds) when it is not 0.
+    private func park(until instant: UInt64) {
+        if instant == 0 {
+            wake.wait()
+        } else {
+            _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: instant))
+        }
     }
 }
 
@@ -271,6 +314,10 @@ private struct Pacer {
         let periods = periodsSent > ahead ? periodsSent - ahead : 0
         return DispatchTime(uptimeNanoseconds: anchor + periods * periodNanoseconds)
     }
+
+    /// The instant of the next period's place in the timeline (its first frame's, were it played now). Only
+    /// while ``due()`` is not nil.
+    var nextSlot: UInt64 { anchor + periodsSent * periodNanoseconds }
 
     /// Notes one period sent.
     mutating func sent() {
