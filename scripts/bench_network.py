@@ -7,6 +7,7 @@ import base64
 import http.server
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -169,14 +170,15 @@ class Source:
 
 
 def players(playerctl, address, directory):
-    """Each player's command for a URL, and its environment."""
+    """Each installed player's command for a URL, and its environment (mpv comes with `scripts/setup --bench`)."""
     pulse = dict(os.environ, PULSE_SERVER=address)
     state = os.path.join(directory, "state.sqlite")
-    return {
+    commands = {
         "QueuePlayer": (lambda url: [playerctl, "daemon", "--server", address, "--state-file", state, url], None),
         "mpg123": (lambda url: ["mpg123", "-q", "-o", "pulse", url], pulse),
         "mpv": (lambda url: ["mpv", "--no-config", "--no-video", "--no-terminal", "--ao=pulse", url], pulse),
     }
+    return {name: command for name, command in commands.items() if name == "QueuePlayer" or shutil.which(name)}
 
 
 def sounding(frames):

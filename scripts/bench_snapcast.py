@@ -9,6 +9,8 @@ import subprocess
 import tempfile
 import time
 
+import json
+
 import bench_control  # scripts/bench_control.py
 import bench_network  # scripts/bench_network.py
 from bench_targets import at_most
@@ -48,9 +50,10 @@ class Snapserver:
             process.wait()
 
 
-def report(playerctl, address, item, runs):
-    """Prints the Snapcast section: CPU feeding snapserver beside CPU playing into PulseAudio, and pause to silence
-    in the room beside the same through PulseAudio (the difference is Snapcast's buffer)."""
+def report(playerctl, address, item, sweep, runs):
+    """Prints the Snapcast section: CPU feeding snapserver beside CPU playing into PulseAudio, pause to silence in the
+    room beside the same through PulseAudio (the difference is Snapcast's buffer), and the time reported against what
+    the room hears (scripts/audible-time --snapcast, on `sweep`)."""
     if not shutil.which("snapserver") or not shutil.which("snapclient"):
         print("snapcast: snapserver and snapclient are missing; run scripts/setup")
         return
@@ -78,3 +81,11 @@ def report(playerctl, address, item, runs):
     at_most("pause to silence in the room beyond Snapcast's buffer (ms)", beyond, 20, digits=1)
     snapserver.stop()
     shutil.rmtree(work, ignore_errors=True)
+    errors = [json.loads(subprocess.run(
+        [os.path.join(os.path.dirname(os.path.abspath(__file__)), "audible-time"), "--server", address,
+         "--playerctl", playerctl, "--snapcast", "queueplayer", sweep], check=True, capture_output=True,
+        text=True).stdout)["error"] for _ in range(min(runs, 3))]
+    medians = sorted(error["median"] for error in errors)
+    print(f"  reported minus heard in the room (ms): medians of runs {', '.join(f'{m:.1f}' for m in medians)}; "
+          f"p99 {median([error['p99'] for error in errors]):.1f}")
+    at_most("reported minus heard in the room, |median| (ms)", abs(median(medians)), 20, digits=1)
