@@ -23,20 +23,21 @@ private func expectWhole(
     }
 }
 
-/// A snapserver with two rooms, and an engine playing `name` into it from when its start is heard.
+/// A snapserver with two rooms, and an engine playing `names` into it from when the first one's start is heard.
 private struct PlayingInRooms {
     let snapserver: SnapcastServer
     let rooms: Rooms
     let engine: PlaybackEngine
     var events: AsyncStream<PlaybackEvent>.Iterator
 
-    init(_ name: String) async throws {
+    init(_ names: String...) async throws {
         snapserver = try SnapcastServer(sampleRate: 44_100)
         rooms = try await Rooms(snapserver)
         engine = playing(
-            [Fixtures.mp3(name)], on: SnapcastSink(host: "127.0.0.1", port: snapserver.sourcePort, sampleRate: 44_100))
+            names.map(Fixtures.mp3),
+            on: SnapcastSink(host: "127.0.0.1", port: snapserver.sourcePort, sampleRate: 44_100))
         events = engine.events.makeAsyncIterator()
-        while let heard = await nextHeard(&events), heard != "start \(name)" {}
+        while let heard = await nextHeard(&events), heard != "start \(names[0])" {}
     }
 
     /// Snapcast's buffer, in frames.
@@ -146,6 +147,30 @@ struct SnapcastTests {
             let heardBeforePause = splitAtLongestSilence(samples).before.count / 2
             #expect(abs(standing - heardBeforePause) <= 100, "\(room) heard \(heardBeforePause); time \(standing)")
         }
+    }
+
+    @Test(
+        "an item that ends in the rooms after a pause is told as it ends there, not at the next play",
+        .timeLimit(.minutes(1)))
+    func itemEndHeardWhilePaused() async throws {
+        var playing = try await PlayingInRooms("join-1", "join-2")
+        await playing.rooms.recordings[0].waitForFurther(22_050)
+        playing.engine.pause()
+        // A deadline, not a wait: the rooms hear join-1 end about a second after the pause. Whoever comes first,
+        // the events or the deadline's play, decides.
+        let first = Once()
+        let engine = playing.engine
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(5))
+            if first.take() { engine.play() }
+        }
+        let told = [await nextHeard(&playing.events), await nextHeard(&playing.events)]
+        let toldWhilePaused = first.take()
+        deadline.cancel()
+        #expect(told == ["end join-1", "start join-2"])
+        #expect(toldWhilePaused, "told only at the next play")
+        playing.engine.play()
+        _ = await playing.finish()
     }
 
     @Test(

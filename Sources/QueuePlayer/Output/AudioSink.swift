@@ -32,6 +32,9 @@ package protocol AudioSink: AnyObject, Sendable {
     func flush()
     /// True when ``flush()`` throws frames away (a server's buffer); false when every frame rendered is heard.
     var flushDropsUnplayedFrames: Bool { get }
+    /// True when frames handed over are still heard after a pause (they sit in a remote buffer, as Snapcast's), so
+    /// that ``latencyFrames()`` plays out while paused; false when a pause silences them at once (a corked stream).
+    var playsOutWhilePaused: Bool { get }
     /// Blocks until every frame handed over has been heard. Throws if the output fails meanwhile.
     func drain() throws(AudioSinkError)
     /// Starts pulling again after a render reported the end of the stream and new frames were written.
@@ -64,6 +67,9 @@ extension AudioSink {
     /// `Renderer/defaultBufferFrames`: with a sound server's own buffer it rides out a slow disk, and it keeps a
     /// playing daemon's memory down.
     package var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
+
+    /// A pause stops what the sink holds from being heard.
+    package var playsOutWhilePaused: Bool { false }
 
     /// A sink with no volume of its own leaves the gain to the renderer, which multiplies the samples.
     package func setGain(_ gain: Float) {}

@@ -46,6 +46,9 @@ public final class SnapcastSink: AudioSink {
     /// False: what was sent to the server is heard, and nothing sits in the sink to throw away.
     package var flushDropsUnplayedFrames: Bool { false }
 
+    /// True: the rooms play on through Snapcast's buffer after a pause.
+    package var playsOutWhilePaused: Bool { true }
+
     private var address: String { host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)" }
 
     private let connection = Mutex<PCMSocket?>(nil)

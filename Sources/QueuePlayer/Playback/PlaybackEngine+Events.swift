@@ -53,13 +53,16 @@ extension PlaybackEngine {
         }
     }
 
-    /// Sleeps until ring frame `frame` is likely to be audible. With nothing queued, or paused or suspended (no
-    /// frame is heard until play), it sleeps until woken: every change that can make something due wakes it (an
-    /// item opened, ended or failed, a restart, an observer added, play, a suspension change, a lost output,
-    /// shutdown). An idle daemon wakes for nothing. `audible` is the estimate just read, which has not moved for
-    /// `stillForNanoseconds`.
+    /// Sleeps until ring frame `frame` is likely to be audible. With nothing queued, or paused (unless the sink
+    /// plays out what it holds) or suspended (no frame is heard until play), it sleeps until woken: every change
+    /// that can make something due wakes it (an item opened, ended or failed, a restart, an observer added, play, a
+    /// suspension change, a lost output, shutdown). An idle daemon wakes for nothing. `audible` is the estimate just
+    /// read, which has not moved for `stillForNanoseconds`.
     private func waitForAudibleFrame(_ frame: Int?, audible: Int, stillForNanoseconds: UInt64) {
-        let isHeld = state.withLock { $0.phase == .paused || $0.phase == .buffering || $0.outputIsSuspended }
+        let playsOut = sink.playsOutWhilePaused
+        let isHeld = state.withLock {
+            ($0.phase == .paused && !playsOut) || $0.phase == .buffering || $0.outputIsSuspended
+        }
         guard let frame else {
             // Nothing is due before the item being decoded ends, and its end is not known yet: the decoding thread
             // wakes this one when it is (or when the item fails, the next one opens, or the queue is written out).
@@ -75,7 +78,8 @@ extension PlaybackEngine {
         }
         // Rendered but still in the sink's buffer: sleep for the part of the latency that is left. Paused or
         // suspended, none of it is heard until play: waiting what is left of the latency, a few frames, over and
-        // over, spun at 336 wake-ups a second.
+        // over, spun at 336 wake-ups a second. (A sink that plays out while paused hears all it holds: `frame` is
+        // then reached, or the next one is beyond what was rendered and waits for a render above.)
         guard !isHeld else {
             renderer.waitUntilRendered(ringFrame: .max, timeout: Self.untilWoken)
             return
