@@ -49,11 +49,16 @@ package final class SteppedSink: AudioSink {
     package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stream.withLock { $0 = Stream(renderer: renderer, format: format, isPaused: paused) }
         changed.signal()
+        renderer.interruptFrameWait()
     }
 
     package func setPaused(_ paused: Bool) {
-        stream.withLock { $0?.isPaused = paused }
+        let renderer = stream.withLock { stream in
+            stream?.isPaused = paused
+            return stream?.renderer
+        }
         changed.signal()
+        renderer?.interruptFrameWait()
     }
 
     package func flush() { flushed.signal() }
@@ -66,8 +71,12 @@ package final class SteppedSink: AudioSink {
     package func latencyFrames() -> Int { 0 }
 
     package func stop() {
-        stream.withLock { $0 = nil }
+        let renderer = stream.withLock { stream in
+            defer { stream = nil }
+            return stream?.renderer
+        }
         changed.signal()
+        renderer?.interruptFrameWait()
     }
 
     package func reconnect() throws(AudioSinkError) {}
@@ -116,7 +125,8 @@ package final class SteppedSink: AudioSink {
                 // Until frames follow the end, the stream is restarted or stopped: each of these signals.
                 _ = changed.wait(timeout: deadline)
             } else {
-                current.renderer.waitForFrames(timeout: min(deadline, .now() + .milliseconds(100)))
+                // Frames written, the end marked, or the stream stopped, paused or restarted end the wait.
+                current.renderer.waitForFrames(timeout: deadline)
             }
             guard DispatchTime.now() < deadline else {
                 throw Stalled(rendered: rendered, wanted: frames, stream: describeStream())

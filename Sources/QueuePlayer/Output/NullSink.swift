@@ -96,6 +96,7 @@ public final class NullSink: AudioSink {
             }
         }
         wake.signal()
+        running.withLock { $0?.renderer }?.interruptFrameWait()
     }
 
     /// Does nothing: the null sink holds no frames it has not played.
@@ -138,6 +139,7 @@ public final class NullSink: AudioSink {
         else { return }
         wake.signal()
         reachedEnd.signal()
+        thread.renderer.interruptFrameWait()
         thread.exited.wait()
     }
 
@@ -187,8 +189,8 @@ public final class NullSink: AudioSink {
             framesInFlight.store(0, ordering: .releasing)
             if pacing == .unpaced, result.frameCount == 0, !result.reachedEndOfStream {
                 // A batch of half the ring: the decoding thread fills it in several writes, and wakes this thread
-                // once (a 300 s decode: 800 wake-ups instead of 3,200).
-                renderer.waitForFrames(minimumFrames: renderer.capacityFrames / 2, timeout: .now() + .milliseconds(100))
+                // once (a 300 s decode: 800 wake-ups instead of 3,200). A pause or a stop ends the wait.
+                renderer.waitForFrames(minimumFrames: renderer.capacityFrames / 2, timeout: .distantFuture)
                 continue
             }
             if result.reachedEndOfStream, result.frameCount == 0 {

@@ -62,6 +62,8 @@ package final class Renderer: Sendable {
     /// Samples the waiting consumer needs before it is worth waking; 0 when it is not waiting.
     private let consumerWantsSamples = Atomic<Int>(0)
     private let framesAvailable = DispatchSemaphore(value: 0)
+    /// Set by ``interruptFrameWait()`` for a consumer that is not waiting yet: its next wait returns at once.
+    private let frameWaitInterrupted = Atomic<Bool>(false)
 
     /// The ring's size unless asked otherwise: 32,768 frames, about 0.75 s at 44.1 kHz (256 KiB of Float32).
     package static let defaultBufferFrames = 32_768
@@ -175,17 +177,32 @@ package final class Renderer: Sendable {
     /// Blocks a sink that is not paced by hardware until at least `minimumFrames` frames are readable (at most half
     /// the ring is waited for), the end of the stream is marked, or `timeout` passes. A sink that drains the ring
     /// faster than it is filled (an unpaced one) waits for a batch, and is then woken once a batch, not at every
-    /// write. Not for audio callbacks: it blocks.
+    /// write. ``interruptFrameWait()`` ends it early. Not for audio callbacks: it blocks.
     package func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
         let wanted = min(max(1, minimumFrames), capacityFrames / 2) * Self.channelCount
-        consumerWantsSamples.store(wanted, ordering: .releasing)
+        consumerWantsSamples.store(wanted, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if consumerHasEnough(wanted) {
+        if consumerHasEnough(wanted) || frameWaitInterrupted.exchange(false, ordering: .sequentiallyConsistent) {
             consumerWantsSamples.store(0, ordering: .releasing)
             return
         }
         _ = framesAvailable.wait(timeout: timeout)
         consumerWantsSamples.store(0, ordering: .releasing)
+        // The caller looks at its stream again now: an interrupt that woke it, or came since, is taken up.
+        frameWaitInterrupted.store(false, ordering: .releasing)
+    }
+
+    /// Ends the consumer's ``waitForFrames(minimumFrames:timeout:)`` now, or its next one at once if it is not
+    /// waiting yet: its stream changed (stopped, paused or started again), which no write tells it. Any thread.
+    package func interruptFrameWait() {
+        frameWaitInterrupted.store(true, ordering: .sequentiallyConsistent)
+        let wanted = consumerWantsSamples.load(ordering: .sequentiallyConsistent)
+        if wanted > 0,
+            consumerWantsSamples.compareExchange(expected: wanted, desired: 0, ordering: .acquiringAndReleasing)
+                .exchanged
+        {
+            framesAvailable.signal()
+        }
     }
 
     /// True when `wanted` samples are readable, or the end of the stream is marked (what is readable is all there
