@@ -143,6 +143,12 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         return result
     }
 
+    /// Counts a command that changes nothing (a refused seek): as after any command, observer pictures taken before
+    /// it are stale, and property observers look again.
+    func countRefusedCommand() {
+        transition { _, _ in }
+    }
+
     /// Reads the engine's state, the player's part with it, in one lock acquisition.
     func read<Result: Sendable>(_ body: (PlaybackEngine.State) -> Result) -> Result {
         engine.state.withLock { body($0) }
@@ -325,7 +331,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         guard time.isNumeric, let item, !item.refusesSeeks, let rate = loadedSampleRate(item),
             case let frames = time.convertScale(Int32(rate)), frames.isNumeric
         else {
-            transition { _, _ in }
+            countRefusedCommand()
             completion?(false)
             return false
         }
