@@ -10,7 +10,7 @@ import Synchronization
 /// (the sink reconnects, as to a sound server), and the server may be on another box.
 ///
 /// Snapserver reads a source at the pace of its own clock, so a writer must keep real time itself: the sink's thread
-/// sends one 20 ms period (snapserver's default chunk) when it is due, one period ahead, and a period of silence
+/// sends one 20 ms period (snapserver's default chunk) when it is due, 30 ms ahead, and a period of silence
 /// first whenever it starts sending again. What was sent cannot be taken back: a pause, seek or skip is heard in the
 /// rooms after Snapcast's buffer and what was sent ahead, so the sink sends as little ahead as keeps snapserver fed.
 /// When the queue runs dry or is paused it follows the last frames with `runoutPeriods` of silence, so that the
@@ -36,8 +36,10 @@ public final class SnapcastSink: AudioSink {
     let periodFrames: Int
     /// Periods of silence sent after the last frames before the sink falls silent.
     static let runoutPeriods = 5
-    /// Periods sent ahead of the clock.
-    static let periodsAhead = 1
+    /// How far ahead of its place in the timeline a period is sent: snapserver reads a chunk when its own clock says,
+    /// and a chunk not there by then restarts its timeline (the rooms hear a jump), so this is the slack for a late
+    /// wake-up of the sink's thread; what was sent ahead is also heard after a pause.
+    static let aheadNanoseconds: UInt64 = 30_000_000
 
     /// `Snapcast (tcp://HOST:PORT, RATE Hz)`.
     public var name: String { "Snapcast (\(address), \(sampleRate) Hz)" }
@@ -299,8 +301,8 @@ public final class SnapcastSink: AudioSink {
     }
 }
 
-/// When the sink's thread sends its next period: ``SnapcastSink/periodsAhead`` periods ahead of real time from
-/// the first send after a stop, one period each period after it.
+/// When the sink's thread sends its next period: `SnapcastSink.aheadNanoseconds` ahead of its place in the
+/// timeline that starts at the first send after a stop (at once while that is still to come).
 private struct Pacer {
     let periodNanoseconds: UInt64
     private var anchor: UInt64 = 0
@@ -313,9 +315,9 @@ private struct Pacer {
     /// The instant the next period is due, or nil when sending starts afresh.
     func due() -> DispatchTime? {
         guard anchor != 0 else { return nil }
-        let ahead = UInt64(SnapcastSink.periodsAhead)
-        let periods = periodsSent > ahead ? periodsSent - ahead : 0
-        return DispatchTime(uptimeNanoseconds: anchor + periods * periodNanoseconds)
+        let slot = periodsSent * periodNanoseconds
+        let ahead = SnapcastSink.aheadNanoseconds
+        return DispatchTime(uptimeNanoseconds: anchor + (slot > ahead ? slot - ahead : 0))
     }
 
     /// The instant of the next period's place in the timeline (its first frame's, were it played now). Only
