@@ -1,5 +1,4 @@
 import Dispatch
-import PosixThreads
 import Synchronization
 
 /// A sink that plays to nowhere, on its own thread: in real time (like a sound card) or as fast as the queue can be
@@ -35,23 +34,16 @@ public final class NullSink: AudioSink {
     package var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
 
     private let recording: SampleRing?
-    private let running = Mutex<RunningThread?>(nil)
-    private let wake = DispatchSemaphore(value: 0)
+    private let thread = SinkThread<Stream>()
     private let isPaused = Atomic<Bool>(false)
-    private let generation = Atomic<Int>(0)
-    /// Set by the sink thread once it has rendered and recorded everything up to the end of the stream.
-    private let isAtEndOfStream = Atomic<Bool>(false)
     /// Frames handed over by the render in progress and not yet recorded: the sink's latency, so that nothing counts
     /// as heard before the recording holds it.
     private let framesInFlight = Atomic<Int>(0)
-    private let reachedEnd = DispatchSemaphore(value: 0)
 
-    private struct RunningThread {
+    private struct Stream {
         var renderer: Renderer
         /// The real-time clock of this stream (nil unpaced).
         var clock: DeviceClock?
-        /// Signalled by the thread as it exits, so that `stop()` can wait for it.
-        var exited: DispatchSemaphore
     }
 
     /// Creates a null sink. With `recordingFrames > 0` it also keeps the first `recordingFrames` frames it renders
@@ -69,34 +61,28 @@ public final class NullSink: AudioSink {
     package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         isPaused.store(paused, ordering: .releasing)
-        let exited = DispatchSemaphore(value: 0)
-        let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
-        isAtEndOfStream.store(false, ordering: .releasing)
         let clock =
             pacing == .realTime
             ? DeviceClock(frames: renderer.position.read().sinkFrames, sampleRate: format.sampleRate) : nil
         if paused { clock?.pause() }
-        running.withLock { $0 = RunningThread(renderer: renderer, clock: clock, exited: exited) }
-        PosixThread.start(name: "QP null sink") { [self] in
-            run(renderer: renderer, clock: clock, generation: myGeneration)
-            exited.signal()
+        thread.start(name: "QP null sink", stream: Stream(renderer: renderer, clock: clock)) { [self] generation in
+            run(renderer: renderer, clock: clock, generation: generation)
         }
     }
 
     /// Parks the sink thread (true) or wakes it (false). In real time the clock stands at once, holding what it has
     /// not played until play; unpaced, what was rendered counts as heard.
     package func setPaused(_ paused: Bool) {
-        running.withLock { running in
-            if paused {
-                isPaused.store(true, ordering: .releasing)
-                running?.clock?.pause()
-            } else {
-                running?.clock?.resume()
-                isPaused.store(false, ordering: .releasing)
-            }
+        let stream = thread.current
+        if paused {
+            isPaused.store(true, ordering: .releasing)
+            stream?.clock?.pause()
+        } else {
+            stream?.clock?.resume()
+            isPaused.store(false, ordering: .releasing)
         }
-        wake.signal()
-        running.withLock { $0?.renderer }?.interruptFrameWait()
+        thread.wake.signal()
+        stream?.renderer.interruptFrameWait()
     }
 
     /// Does nothing: the null sink holds no frames it has not played.
@@ -107,40 +93,28 @@ public final class NullSink: AudioSink {
 
     /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
     package func drain() throws(AudioSinkError) {
-        while let renderer = running.withLock({ $0?.renderer }) {
-            if renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) { return }
-            _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
+        while let renderer = thread.current?.renderer {
+            if renderer.hasRenderedEverything, thread.isAtEndOfStream.load(ordering: .acquiring) { return }
+            _ = thread.reachedEnd.wait(timeout: .now() + .milliseconds(100))
         }
     }
 
     /// Wakes the sink thread after the renderer reported the end of the stream.
     package func resumeAfterEndOfStream() {
-        wake.signal()
+        thread.wake.signal()
     }
 
     /// In real time, the frames handed over that its clock has not played (nor the recording taken). Unpaced, 0
     /// between renders, and during a render that render's frames. Any thread but the sink's.
     package func latencyFrames() -> Int {
         guard pacing == .realTime else { return framesInFlight.load(ordering: .acquiring) }
-        guard let (renderer, clock) = running.withLock({ $0.map { ($0.renderer, $0.clock) } }), let clock else {
-            return 0
-        }
-        return max(0, renderer.position.read().sinkFrames - clock.playedFrames())
+        guard let stream = thread.current, let clock = stream.clock else { return 0 }
+        return max(0, stream.renderer.position.read().sinkFrames - clock.playedFrames())
     }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
     package func stop() {
-        generation.add(1, ordering: .acquiringAndReleasing)
-        guard
-            let thread = running.withLock({ state in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        wake.signal()
-        reachedEnd.signal()
-        thread.renderer.interruptFrameWait()
-        thread.exited.wait()
+        thread.stop { $0.renderer.interruptFrameWait() }
     }
 
     /// Ignores the handler: the null sink cannot fail.
@@ -161,9 +135,9 @@ public final class NullSink: AudioSink {
     private func run(renderer: Renderer, clock: DeviceClock?, generation myGeneration: Int) {
         var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
         var handedOver = renderer.position.read().sinkFrames
-        while generation.load(ordering: .acquiring) == myGeneration {
+        while thread.isCurrent(myGeneration) {
             if isPaused.load(ordering: .acquiring) {
-                wake.wait()
+                thread.wake.wait()
                 continue
             }
             if let clock {
@@ -173,11 +147,11 @@ public final class NullSink: AudioSink {
                     uptimeNanoseconds: anchor.nanoseconds
                         + DeviceClock.nanoseconds(for: handedOver - anchor.frames, rate: clock.sampleRate))
                 if DispatchTime.now() < due {
-                    _ = wake.wait(timeout: due)
+                    _ = thread.wake.wait(timeout: due)
                     continue
                 }
             }
-            isAtEndOfStream.store(false, ordering: .releasing)
+            thread.isAtEndOfStream.store(false, ordering: .releasing)
             framesInFlight.store(periodFrames, ordering: .releasing)
             let result = buffer.withUnsafeMutableBufferPointer { pointer in
                 var span = pointer.mutableSpan
@@ -196,9 +170,9 @@ public final class NullSink: AudioSink {
             if result.reachedEndOfStream, result.frameCount == 0 {
                 // Run dry, everything handed over played: the clock stands until frames follow.
                 clock?.stand()
-                isAtEndOfStream.store(true, ordering: .releasing)
-                reachedEnd.signal()
-                wake.wait()
+                thread.isAtEndOfStream.store(true, ordering: .releasing)
+                thread.reachedEnd.signal()
+                thread.wake.wait()
             }
         }
     }

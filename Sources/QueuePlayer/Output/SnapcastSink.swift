@@ -1,5 +1,4 @@
 import Dispatch
-import PosixThreads
 import Synchronization
 
 /// Plays into a Snapcast server, which keeps rooms in step: the sink connects to a snapserver `tcp` source in
@@ -54,24 +53,18 @@ public final class SnapcastSink: AudioSink {
     private var address: String { host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)" }
 
     private let connection = Mutex<PCMSocket?>(nil)
-    private let running = Mutex<RunningThread?>(nil)
+    private let thread = SinkThread<Stream>()
     private let failureHandler = Mutex<(@Sendable (AudioSinkError) -> Void)?>(nil)
     private let timingHandler = Mutex<@Sendable () -> Void>({})
     private let schedule: PlayoutSchedule
     /// Set by a flush: the next frames sent are new audio, whose first hearing is told to the timing handler.
     private let flushed = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
     private let isPaused = Atomic<Bool>(false)
-    private let generation = Atomic<Int>(0)
-    /// Set by the sink's thread once it has sent everything up to the end of the stream.
-    private let isAtEndOfStream = Atomic<Bool>(false)
-    private let reachedEnd = DispatchSemaphore(value: 0)
 
-    private struct RunningThread {
+    private struct Stream {
         var renderer: Renderer
         /// The frames rendered when the thread started: heard, until the schedule says more.
         var startFrames: Int
-        var exited: DispatchSemaphore
     }
 
     /// A sink for the snapserver source at `host` and `port` (snapserver's usual tcp source port is 4953) whose
@@ -98,16 +91,11 @@ public final class SnapcastSink: AudioSink {
         }
         let socket = try connectedSocket()
         isPaused.store(paused, ordering: .releasing)
-        isAtEndOfStream.store(false, ordering: .releasing)
-        let exited = DispatchSemaphore(value: 0)
-        let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
-        let startFrames = renderer.position.read().sinkFrames
-        running.withLock { $0 = RunningThread(renderer: renderer, startFrames: startFrames, exited: exited) }
+        let stream = Stream(renderer: renderer, startFrames: renderer.position.read().sinkFrames)
         let timing = timingHandler.withLock { $0 }
-        PosixThread.start(name: "QP snapcast") { [self] in
-            let sent = send(from: renderer, socket: socket, timing: timing, generation: myGeneration)
+        thread.start(name: "QP snapcast", stream: stream) { [self] generation in
+            let sent = send(from: renderer, socket: socket, timing: timing, generation: generation)
             if !sent { lose(socket) }
-            exited.signal()
         }
     }
 
@@ -115,7 +103,7 @@ public final class SnapcastSink: AudioSink {
     /// through what they hold.
     package func setPaused(_ paused: Bool) {
         isPaused.store(paused, ordering: .releasing)
-        wake.signal()
+        thread.wake.signal()
     }
 
     /// Drops nothing (what was sent is the server's, and the sink holds nothing unsent), but notes that the next
@@ -127,15 +115,15 @@ public final class SnapcastSink: AudioSink {
     /// Waits until the rooms have played everything up to the end of the stream. Throws if the connection is lost
     /// before it was all sent.
     package func drain() throws(AudioSinkError) {
-        while let renderer = running.withLock({ $0?.renderer }) {
-            guard renderer.hasRenderedEverything, isAtEndOfStream.load(ordering: .acquiring) else {
-                _ = reachedEnd.wait(timeout: .now() + .milliseconds(100))
+        while let renderer = thread.current?.renderer {
+            guard renderer.hasRenderedEverything, thread.isAtEndOfStream.load(ordering: .acquiring) else {
+                _ = thread.reachedEnd.wait(timeout: .now() + .milliseconds(100))
                 continue
             }
             let unheard = latencyFrames()
             if unheard == 0 { return }
             let untilHeard = DeviceClock.nanoseconds(for: unheard, rate: sampleRate)
-            _ = reachedEnd.wait(timeout: .now() + .nanoseconds(Int(min(untilHeard, 100_000_000))))
+            _ = thread.reachedEnd.wait(timeout: .now() + .nanoseconds(Int(min(untilHeard, 100_000_000))))
         }
         if connection.withLock({ $0 == nil }) {
             throw disconnected(reason: "the connection closed before the last frames were sent")
@@ -144,31 +132,20 @@ public final class SnapcastSink: AudioSink {
 
     /// Wakes the sink's thread after the renderer reported the end of the stream.
     package func resumeAfterEndOfStream() {
-        wake.signal()
+        thread.wake.signal()
     }
 
     /// The frames rendered that the rooms have not yet played. Any thread but the sink's.
     package func latencyFrames() -> Int {
-        guard let (renderer, startFrames) = running.withLock({ $0.map { ($0.renderer, $0.startFrames) } }) else {
-            return 0
-        }
-        let rendered = renderer.position.read().sinkFrames
-        let heard = schedule.heardFrames(by: DispatchTime.now().uptimeNanoseconds) ?? startFrames
+        guard let stream = thread.current else { return 0 }
+        let rendered = stream.renderer.position.read().sinkFrames
+        let heard = schedule.heardFrames(by: DispatchTime.now().uptimeNanoseconds) ?? stream.startFrames
         return max(0, rendered - heard)
     }
 
     /// Stops the sink's thread and waits until it has exited. The connection stays open for the next stream.
     package func stop() {
-        generation.add(1, ordering: .acquiringAndReleasing)
-        guard
-            let thread = running.withLock({ state in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        wake.signal()
-        reachedEnd.signal()
-        thread.exited.wait()
+        thread.stop()
     }
 
     /// Connects to the source unless connected; throws ``AudioSinkError/Code/serverUnreachable`` naming the
@@ -231,7 +208,7 @@ public final class SnapcastSink: AudioSink {
         let delay = UInt64(bufferMilliseconds) * 1_000_000
         /// When the rooms start to hear the latest new frames, still to be told; 0 when there is nothing to tell.
         var announceAt: UInt64 = 0
-        while generation.load(ordering: .acquiring) == myGeneration {
+        while thread.isCurrent(myGeneration) {
             if announceAt != 0, DispatchTime.now().uptimeNanoseconds >= announceAt {
                 announceAt = 0
                 timing()
@@ -251,7 +228,8 @@ public final class SnapcastSink: AudioSink {
                 continue
             }
             if DispatchTime.now() < due {
-                _ = wake.wait(timeout: announceAt == 0 ? due : min(due, DispatchTime(uptimeNanoseconds: announceAt)))
+                let announcement = DispatchTime(uptimeNanoseconds: announceAt)
+                _ = thread.wake.wait(timeout: announceAt == 0 ? due : min(due, announcement))
                 continue
             }
             var frameCount = 0
@@ -259,7 +237,7 @@ public final class SnapcastSink: AudioSink {
             if paused {
                 runoutLeft -= 1
             } else {
-                isAtEndOfStream.store(false, ordering: .releasing)
+                thread.isAtEndOfStream.store(false, ordering: .releasing)
                 let result = buffer.withUnsafeMutableBufferPointer { pointer in
                     var span = pointer.mutableSpan
                     return renderer.render(into: &span, underrun: .padWithSilence)
@@ -278,8 +256,8 @@ public final class SnapcastSink: AudioSink {
             }
             if ended, frameCount == 0, runoutLeft == 0 {
                 pacer.stop()
-                isAtEndOfStream.store(true, ordering: .releasing)
-                reachedEnd.signal()
+                thread.isAtEndOfStream.store(true, ordering: .releasing)
+                thread.reachedEnd.signal()
                 park(until: announceAt)
                 continue
             }
@@ -294,9 +272,9 @@ public final class SnapcastSink: AudioSink {
     /// Waits to be woken, or until `instant` (uptime nanoseconds) when it is not 0.
     private func park(until instant: UInt64) {
         if instant == 0 {
-            wake.wait()
+            thread.wake.wait()
         } else {
-            _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: instant))
+            _ = thread.wake.wait(timeout: DispatchTime(uptimeNanoseconds: instant))
         }
     }
 }
