@@ -33,6 +33,8 @@ package final class StateStore: Sendable {
 
     /// Where the store lives, as log lines name it: a file's path, or `memory` for an in-memory store.
     package let location: String
+    /// The most SQLite keeps of the file in its own page cache (SQLite's default: 2,000).
+    static let pageCacheKibibytes = 256
     private let database: DatabaseQueue
 
     /// Opens (creating, and migrating to the current schema) the store at `url`.
@@ -52,6 +54,10 @@ package final class StateStore: Sendable {
                     message: "SQLite could not switch the journal to WAL mode (it is \(journalMode ?? "unknown"))")
             }
             try database.execute(sql: "PRAGMA synchronous = NORMAL")
+            // The store is written as the queue changes and read once, at start: SQLite's own page cache (2 MiB by
+            // default) would only keep a second copy of pages the kernel's page cache already holds, in the
+            // daemon's anonymous memory (about 1 MiB after a 10,000-item queue is saved).
+            try database.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
         }
         database = try DatabaseQueue(path: url.path, configuration: configuration)
         try Self.migrator.migrate(database)
