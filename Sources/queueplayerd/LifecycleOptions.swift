@@ -11,7 +11,8 @@ struct LifecycleOptions: ParsableArguments {
             discussion: """
                 Default: $XDG_CONFIG_HOME/queueplayer/Info.plist (~/.config/queueplayer/Info.plist). With the \
                 'audio' mode, playback goes on in the background; without it (or without a manifest), entering \
-                the background pauses playback. contrib/Info.plist is an example.
+                the background pauses playback. An example declaring 'audio': \
+                /usr/share/doc/queueplayer/examples/Info.plist (contrib/Info.plist in the source).
                 """,
             valueName: "file"))
     var manifest: String?

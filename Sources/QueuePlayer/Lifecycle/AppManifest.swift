@@ -58,7 +58,7 @@ public struct AppManifest: Sendable, Equatable {
             if !FileManager.default.fileExists(atPath: url.path) {
                 logger.warning(
                     "no manifest at \(url.path): no background modes, so entering the background pauses playback",
-                    metadata: ["hint": "declare UIBackgroundModes = [audio] there (see contrib/Info.plist)"])
+                    metadata: ["hint": "write there a property list whose UIBackgroundModes array holds 'audio'"])
                 return AppManifest()
             }
             throw ManifestError(url: url, problem: "cannot be read (\(error))")
