@@ -93,10 +93,12 @@ struct RecordingComparisonTests {
         let twoSilenced = silencing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
         #expect(recordingDifference(recording(twoSilenced), reference: reference, allowing: upToOneQuantum) != nil)
         let silencedAndDropped = removing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))
-        #expect(recordingDifference(recording(silencedAndDropped), reference: reference, allowing: upToOneQuantum) != nil)
+        #expect(
+            recordingDifference(recording(silencedAndDropped), reference: reference, allowing: upToOneQuantum) != nil)
         var droppedAndChanged = removing(frames: 512..<768, of: reference)
         droppedAndChanged[5_000] += 1
-        #expect(recordingDifference(recording(droppedAndChanged), reference: reference, allowing: upToOneQuantum) != nil)
+        #expect(
+            recordingDifference(recording(droppedAndChanged), reference: reference, allowing: upToOneQuantum) != nil)
     }
 
     @Test("with two glitches allowed, two lost or silenced quanta are forgiven, and a third or a changed sample is not")
@@ -141,5 +143,20 @@ struct RecordingComparisonTests {
         #expect(CorrectedMatch(recording: recording(changed), reference: reference).lostAtFrame != nil)
         let cutShort = Array(reference.prefix(7_000))
         #expect(CorrectedMatch(recording: recording(cutShort), reference: reference).lostAtFrame == 3_500)
+    }
+
+    @Test("the start of a reference is found after other sound, also when a correction falls in its first frames")
+    func locate() throws {
+        let otherSound = (0..<1_000).map { Int16(-1 - $0) }
+        let exact = try #require(CorrectedMatch.locate(reference, in: otherSound + reference))
+        #expect(exact.frame == 500)
+        #expect((exact.match.heardFrames, exact.match.insertedFrames, exact.match.droppedFrames) == (4_000, 0, 0))
+        var corrected = removing(frames: 10..<11, of: reference)
+        corrected.insert(contentsOf: [5, 5], at: 100 * 2)
+        let found = try #require(CorrectedMatch.locate(reference, in: otherSound + recording(corrected)))
+        #expect(found.frame == 500 + lead.count / 2)
+        #expect((found.match.heardFrames, found.match.insertedFrames, found.match.droppedFrames) == (3_999, 1, 1))
+        #expect(found.match.lostAtFrame == nil)
+        #expect(CorrectedMatch.locate(reference, in: otherSound + lead) == nil)
     }
 }

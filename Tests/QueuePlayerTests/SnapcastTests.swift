@@ -4,14 +4,13 @@ import Testing
 
 @testable import QueuePlayer
 
-/// Expects `room`'s recording to hold all of `reference` in order, exact but for its client's corrections, and, with
+/// Expects `match` to hold all of `reference` in order, exact but for its room's client's corrections, and, with
 /// `correctionsBounded`, those within 0.1% of the frames: a snapclient inserted or dropped at most 42 of the three
 /// join items' 198,450 frames in 4 runs alone, and the frames around them must still be exact.
 private func expectWhole(
-    _ reference: [Int16], in recording: [Int16], room: String, correctionsBounded: Bool = true,
+    _ match: CorrectedMatch, of reference: [Int16], room: String, correctionsBounded: Bool = true,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let match = CorrectedMatch(recording: recording, reference: reference)
     let frames = reference.count / 2
     #expect(
         match.lostAtFrame == nil && match.heardFrames + match.droppedFrames == frames, "\(room): \(match)",
@@ -102,7 +101,9 @@ struct SnapcastTests {
                 "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
             ])
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
-        for (room, samples) in heard { expectWhole(reference, in: samples, room: room) }
+        for (room, samples) in heard {
+            expectWhole(CorrectedMatch(recording: samples, reference: reference), of: reference, room: room)
+        }
     }
 
     @Test(
@@ -119,7 +120,8 @@ struct SnapcastTests {
         let reference = soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s"))
         for (room, samples) in heard {
             #expect(longestSilence(inside: samples) > 44_100, "\(room): the pause is not heard")
-            expectWhole(reference, in: soundingFrames(samples), room: room)
+            let match = CorrectedMatch(recording: soundingFrames(samples), reference: reference)
+            expectWhole(match, of: reference, room: room)
         }
     }
 
@@ -195,11 +197,12 @@ struct SnapcastTests {
         let heard = await rooms.finish(snapserver)
         engine.shutdown()
         #expect(rest == ["end stereo-44k-5s", "start join-1", "end join-1"])
-        // After the restart the rooms hear the rest of the queue: join-1 whole, to its last frame.
+        // After the restart the rooms hear the rest of the queue: join-1 whole, to its last frame. The clients have
+        // just connected and may correct anywhere, also in join-1's first frames.
         let reference = try Fixtures.referenceInt16("join-1")
         for (room, samples) in heard {
-            let start = try #require(offset(of: reference, in: samples), "\(room): join-1 is not heard")
-            expectWhole(reference, in: Array(samples[(start * 2)...]), room: room, correctionsBounded: false)
+            let found = try #require(CorrectedMatch.locate(reference, in: samples), "\(room): join-1 is not heard")
+            expectWhole(found.match, of: reference, room: room, correctionsBounded: false)
         }
     }
 
@@ -217,8 +220,9 @@ struct SnapcastTests {
         for (room, samples) in heard {
             let before = CorrectedMatch(recording: samples, reference: reference)
             #expect(before.heardFrames > 22_050, "\(room): \(before)")
-            let resumed = try #require(offset(of: afterSeek, in: samples), "\(room): the new position is not heard")
-            expectWhole(afterSeek, in: Array(samples[(resumed * 2)...]), room: room, correctionsBounded: false)
+            let resumed = try #require(
+                CorrectedMatch.locate(afterSeek, in: samples), "\(room): the new position is not heard")
+            expectWhole(resumed.match, of: afterSeek, room: room, correctionsBounded: false)
         }
     }
 
