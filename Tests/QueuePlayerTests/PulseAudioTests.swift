@@ -86,7 +86,7 @@ struct PulseAudioTests {
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
         // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuanta).
         let droppedBefore = droppedFrames(before, in: reference, allowing: kind.droppedQuanta)
-        #expect(droppedBefore != nil, "\(sampleDifference(before, Array(reference.prefix(before.count))) ?? "")")
+        #expect(droppedBefore != nil, "\(glitchDescription(before, in: reference) ?? "")")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
         // rewind: it may keep frames the sink took back, or miss some it mixed again (from 103 frames missed to 5
@@ -96,7 +96,9 @@ struct PulseAudioTests {
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
         let rest = Array(reference.dropFirst(resumedAt * 2))
         let droppedAfter = droppedFrames(after, in: rest, allowing: kind.droppedQuanta)
-        #expect(droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2)
+        #expect(
+            droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2,
+            "\(after.count / 2) frames of \(rest.count / 2): \(glitchDescription(after, in: rest) ?? "")")
     }
 
     @Test(

@@ -145,6 +145,22 @@ struct RecordingComparisonTests {
         #expect(CorrectedMatch(recording: recording(cutShort), reference: reference).lostAtFrame == 3_500)
     }
 
+    @Test("a glitch is told as where the recording parts from the reference, its silence, and what it skips there")
+    func glitchDescriptions() {
+        #expect(glitchDescription(reference, in: reference) == nil)
+        #expect(glitchDescription(Array(reference.prefix(3_000)), in: reference) == nil)
+        let silencedThenDropped = removing(frames: 2_000..<2_512, of: silencing(frames: 300..<556, of: reference))
+        #expect(
+            glitchDescription(silencedThenDropped, in: reference)
+                == "parts at frame 300 (256 frames of silence), agrees again 256 frames of the reference on; "
+                + "parts at frame 2000 (0 frames of silence), agrees again 512 frames of the reference on")
+        var changed = reference
+        changed[7_001] += 1
+        #expect(
+            glitchDescription(changed, in: reference)
+                == "parts at frame 3500 (0 frames of silence), and never agrees again")
+    }
+
     @Test("the start of a reference is found after other sound, also when a correction falls in its first frames")
     func locate() throws {
         let otherSound = (0..<1_000).map { Int16(-1 - $0) }

@@ -89,7 +89,7 @@ struct ServerRestartTests {
         let droppedBefore = droppedFrames(heardBeforeLoss, in: heardFrom, allowing: kind.droppedQuanta)
         #expect(
             droppedBefore != nil,
-            "\(sampleDifference(heardBeforeLoss, Array(heardFrom.prefix(heardBeforeLoss.count))) ?? "")")
+            "\(glitchDescription(heardBeforeLoss, in: heardFrom) ?? "")")
         let lostAt = (sweep.count - heardFrom.count + heardBeforeLoss.count) / 2 + (droppedBefore ?? 0)
         #expect(lostAt > 44_100, "the server was stopped after 1.5 s of the sweep")
         // Heard again after the restart: from within 50 ms of where the sound stopped, to the end, then join-1.
@@ -97,9 +97,10 @@ struct ServerRestartTests {
         #expect(abs(resumedAt - lostAt) <= 2_205, "stopped at frame \(lostAt), resumed at \(resumedAt)")
         let expectedAfter = soundingFrames(Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1")))
         let droppedAfter = droppedFrames(heardAfter, in: expectedAfter, allowing: kind.droppedQuanta)
+        let glitchesAfter = glitchDescription(heardAfter, in: expectedAfter) ?? ""
         #expect(
             droppedAfter.map { heardAfter.count + $0 * 2 == expectedAfter.count } == true,
-            "\(sampleDifference(heardAfter, expectedAfter) ?? "")")
+            "\(heardAfter.count / 2) of \(expectedAfter.count / 2) frames: \(glitchesAfter)")
     }
 
     @Test(

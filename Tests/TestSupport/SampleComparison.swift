@@ -59,6 +59,39 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
     return text
 }
 
+/// Where `actual` (interleaved stereo) parts from `expected`, both from the same first frame, and where it joins it
+/// again, up to `limit` times, in a line a person can read: each glitch as the silence the recording holds there and
+/// how many frames of `expected` it skips (negative: repeats) before the two agree for 128 frames; nil when one is a
+/// prefix of the other. For a failure message, where what kind of glitch it was is what the next reader needs.
+public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: Int = 4) -> String? {
+    let probe = 128 * 2
+    var (actualAt, expectedAt) = (0, 0)
+    var glitches: [String] = []
+    while glitches.count < limit {
+        let length = min(actual.count - actualAt, expected.count - expectedAt)
+        guard let offset = (0..<max(0, length)).first(where: { actual[actualAt + $0] != expected[expectedAt + $0] })
+        else { break }
+        let (partedInActual, partedInExpected) = (actualAt + offset / 2 * 2, expectedAt + offset / 2 * 2)
+        var resumed = partedInActual
+        while resumed + 1 < actual.count, actual[resumed] == 0, actual[resumed + 1] == 0 { resumed += 2 }
+        let silence = (resumed - partedInActual) / 2
+        let block = actual[resumed..<min(resumed + probe, actual.count)]
+        let found = stride(from: 0, through: expected.count - probe, by: 2).first {
+            block.count == probe && expected[$0] == block.first && expected[$0..<($0 + probe)].elementsEqual(block)
+        }
+        guard let found else {
+            glitches.append(
+                "parts at frame \(partedInActual / 2) (\(silence) frames of silence), and never agrees again")
+            break
+        }
+        glitches.append(
+            "parts at frame \(partedInActual / 2) (\(silence) frames of silence), agrees again "
+                + "\((found - partedInExpected) / 2) frames of the reference on")
+        (actualAt, expectedAt) = (resumed, found)
+    }
+    return glitches.isEmpty ? nil : glitches.joined(separator: "; ")
+}
+
 /// Finds `reference` (interleaved stereo) in a monitor recording, starting at the recording's first sound, and
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
