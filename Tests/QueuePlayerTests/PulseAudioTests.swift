@@ -177,6 +177,17 @@ struct PulseAudioTests {
     }
 
     @Test(
+        "libpulse's thread, which renders, runs SCHED_FIFO where the process may", arguments: PulseServer.Kind.allCases)
+    func renderThreadIsRealTime(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "real-time", kind: kind)
+        let sink = try PulseAudioSink(server: server.address, logger: quietLogger)
+        let threads = schedulingOfThreads(named: "QP render")
+        let expected = processMayUseRealTime() ? SCHED_FIFO : SCHED_OTHER
+        #expect(!threads.isEmpty && threads.allSatisfy { $0.policy == expected }, "\(threads)")
+        withExtendedLifetime(sink) {}
+    }
+
+    @Test(
         "a sink that waits for its server connects in the background, and what needs the server waits for that",
         arguments: PulseServer.Kind.allCases)
     func firstConnectionInBackground(_ kind: PulseServer.Kind) async throws {

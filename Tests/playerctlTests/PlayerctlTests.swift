@@ -301,6 +301,23 @@ struct PlayerctlDaemonTests {
         #expect(!result.standardError.contains("+0000"), "a timestamp went to the journal")
     }
 
+    /// Two items at two rates: two streams, each on a render thread of its own, each refused.
+    @Test("refused real-time priority, the daemon says so once, with what to do, and plays everything on")
+    func realTimeRefused() async {
+        let result = await Subprocess.run(
+            "/usr/bin/prlimit",
+            [
+                "--rtprio=0:0", "/usr/bin/setpriv", "--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice",
+                Fixtures.playerctl.path, "daemon", "--sink", "null", "--exit-when-empty",
+                Fixtures.mp3("tone-48k-1s").path, Fixtures.mp3("join-1").path,
+            ], environment: Fixtures.isolatedEnvironment())
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n")
+        let refusals = lines.filter { $0.contains("refused real-time priority") }
+        #expect(refusals.count == 1 && refusals[0].contains("LimitRTPRIO="), "\(result.standardError)")
+        #expect(lines.filter { $0.contains("playing ") }.count == 2, "\(result.standardError)")
+    }
+
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
         let socket = privateSocket("signal-\(signal)")

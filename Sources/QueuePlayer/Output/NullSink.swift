@@ -9,7 +9,8 @@ import Synchronization
 /// stops while paused or run dry; the latency is what that clock has not played yet, so the heard position
 /// moves with time, not in steps of a period. Unpaced, a frame counts as heard once rendered (and recorded). Either
 /// way a frame never counts as heard before the recording holds it. The thread renders into a buffer allocated once
-/// at start, and keeps its clock in atomics, so the render loop allocates nothing and takes no lock.
+/// at start, and keeps its clock in atomics, so the render loop allocates nothing and takes no lock. In real time the
+/// thread runs at real-time priority where the process may have it, as a sound card's would.
 public final class NullSink: AudioSink {
     /// How the sink's thread keeps time.
     public enum Pacing: Sendable, Equatable {
@@ -65,10 +66,15 @@ public final class NullSink: AudioSink {
             pacing == .realTime
             ? DeviceClock(frames: renderer.position.read().sinkFrames, sampleRate: format.sampleRate) : nil
         if paused { clock?.pause() }
-        thread.start(name: "QP null sink", stream: Stream(renderer: renderer, clock: clock)) { [self] generation in
+        let stream = Stream(renderer: renderer, clock: clock)
+        thread.start(name: "QP null sink", realTime: pacing == .realTime, stream: stream) { [self] generation in
             run(renderer: renderer, clock: clock, generation: generation)
         }
     }
+
+    /// The kernel's id of the thread rendering the current stream (as in /proc/self/task), once it has started; 0
+    /// before and after.
+    package var renderThreadID: Int32 { thread.threadID.load(ordering: .acquiring) }
 
     /// Parks the sink thread (true) or wakes it (false). In real time the clock stands at once, holding what it has
     /// not played until play; unpaced, what was rendered counts as heard.

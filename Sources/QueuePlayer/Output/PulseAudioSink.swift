@@ -3,6 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
+import PosixThreads
 
 /// Plays through a PulseAudio server with the asynchronous API on a `pa_threaded_mainloop`.
 ///
@@ -12,6 +13,8 @@ import Logging
 /// - Pause corks the stream; flush discards what the server holds; drain waits until everything was heard.
 /// - A server that dies is reported once through the failure handler; no call hangs on a dead server.
 ///   `reconnect()` connects to it again once it answers (the engine calls it with backoff).
+/// - libpulse's thread, which renders, asks for real-time priority (`SCHED_FIFO` 4) where the process may have it;
+///   a refusal is logged once by the player, and playback goes on at normal priority.
 ///
 /// Why `@unchecked Sendable` and the raw pointers are safe: every libpulse object here is touched only with the
 /// threaded main loop's lock held, either by a public method (which takes it) or by a libpulse callback (which
@@ -131,6 +134,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 .serverUnreachable, reason: "libpulse could not start its thread",
                 suggestion: "Check the process limits")
         }
+        pa_threaded_mainloop_once_unlocked(mainloop, { _, _ in RealTimeScheduling.makeCurrentThreadRealTime() }, nil)
         guard waitsForServer else {
             pa_threaded_mainloop_lock(mainloop)
             defer { pa_threaded_mainloop_unlock(mainloop) }

@@ -27,18 +27,23 @@ final class SinkThread<Stream: Sendable>: Sendable {
     let reachedEnd = DispatchSemaphore(value: 0)
     /// Set by the thread once it has played everything up to the end of the stream; cleared as it renders again.
     let isAtEndOfStream = Atomic<Bool>(false)
+    /// The kernel's id of the running thread (as in /proc/self/task), set by the thread as it starts; 0 before.
+    let threadID = Atomic<Int32>(0)
 
     /// The running stream, or nil when stopped.
     var current: Stream? { running.withLock { $0?.stream } }
 
-    /// Starts a thread named `name` that runs `loop` with its generation. Call ``stop()`` first: one thread runs at
-    /// a time.
-    func start(name: String, stream: Stream, loop: @escaping @Sendable (_ generation: Int) -> Void) {
+    /// Starts a thread named `name` that runs `loop` with its generation, with real-time priority where allowed
+    /// when `realTime` (a thread that keeps a device's time; see `RealTimeScheduling`). Call ``stop()`` first: one
+    /// thread runs at a time.
+    func start(name: String, realTime: Bool, stream: Stream, loop: @escaping @Sendable (_ generation: Int) -> Void) {
         let exited = DispatchSemaphore(value: 0)
         let myGeneration = generation.add(1, ordering: .acquiringAndReleasing).newValue
         isAtEndOfStream.store(false, ordering: .releasing)
         running.withLock { $0 = Running(stream: stream, exited: exited) }
-        PosixThread.start(name: name) {
+        threadID.store(0, ordering: .releasing)
+        PosixThread.start(name: name, realTime: realTime) { [self] in
+            threadID.store(PosixThread.currentThreadID(), ordering: .releasing)
             loop(myGeneration)
             exited.signal()
         }

@@ -21,7 +21,8 @@ import Synchronization
 /// player reports is what the rooms hear, also through the buffer's worth they go on playing after a pause or a
 /// seek. Give the sink the server's `buffer` setting, which snapserver does not report.
 ///
-/// Threading: any thread may call it (calls are serialised); the render loop allocates nothing and takes no lock.
+/// Threading: any thread may call it (calls are serialised); the render loop allocates nothing and takes no lock, and
+/// runs at real-time priority where the process may have it.
 public final class SnapcastSink: AudioSink {
     /// The host of the snapserver source.
     public let host: String
@@ -93,7 +94,7 @@ public final class SnapcastSink: AudioSink {
         isPaused.store(paused, ordering: .releasing)
         let stream = Stream(renderer: renderer, startFrames: renderer.position.read().sinkFrames)
         let timing = timingHandler.withLock { $0 }
-        thread.start(name: "QP snapcast", stream: stream) { [self] generation in
+        thread.start(name: "QP snapcast", realTime: true, stream: stream) { [self] generation in
             let sent = send(from: renderer, socket: socket, timing: timing, generation: generation)
             if !sent { lose(socket) }
         }

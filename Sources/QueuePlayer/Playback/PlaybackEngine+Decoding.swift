@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import PosixThreads
 
 extension PlaybackEngine {
     /// Once the ring is full, the decoding thread sleeps until half of it is free, then fills it again: it wakes
@@ -137,6 +138,7 @@ extension PlaybackEngine {
         do {
             let paused = !state.withLock { $0.isPlaying }
             try sink.start(format: format, renderer: renderer, paused: paused)
+            if let refusal = RealTimeScheduling.takeUntoldRefusal() { logger.warning("\(sink.name): \(refusal)") }
             // A play or pause in between went to the old stream (or to none).
             matchOutputToPhase(knownPaused: paused)
         } catch {
