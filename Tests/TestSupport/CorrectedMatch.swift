@@ -9,6 +9,8 @@ public struct CorrectedMatch: Sendable, CustomStringConvertible {
     public var droppedFrames = 0
     /// The reference frame from which nothing matched any more (a change other than a correction), or nil.
     public var lostAtFrame: Int?
+    /// The recording's frame where the match was lost, when ``lostAtFrame`` is set.
+    public var lostAtRecordingFrame: Int?
 
     public var description: String {
         "\(heardFrames) frames heard, \(insertedFrames) inserted, \(droppedFrames) dropped"
@@ -110,6 +112,7 @@ public struct CorrectedMatch: Sendable, CustomStringConvertible {
             }
             guard let step = correction() else {
                 lostAtFrame = referenceFrame
+                lostAtRecordingFrame = recordingFrame
                 return
             }
             if step > 0 {
@@ -120,6 +123,9 @@ public struct CorrectedMatch: Sendable, CustomStringConvertible {
                 referenceFrame -= step
             }
         }
-        if referenceFrame < expected { lostAtFrame = referenceFrame }
+        if referenceFrame < expected {
+            lostAtFrame = referenceFrame
+            lostAtRecordingFrame = recordingFrame
+        }
     }
 }

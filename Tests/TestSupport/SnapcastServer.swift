@@ -85,6 +85,22 @@ public final class SnapcastServer: Sendable {
         }
     }
 
+    /// The times snapserver restarted its timeline because it read its source late ("onResync" in its log): the
+    /// rooms hear the stream jump there. Snapserver 0.26 does so when it completes a read more than one chunk after
+    /// the chunk was due, which a busy machine's stall of its own thread causes whatever the source sent ahead.
+    public func resyncs() -> Int {
+        guard let log = try? String(contentsOfFile: "\(folder)/server.log", encoding: .utf8) else { return 0 }
+        return log.split(separator: "\n").filter { $0.contains("onResync") }.count
+    }
+
+    /// Stops the server's process for `duration` (SIGSTOP, then SIGCONT), as a machine whose CPU is taken away does.
+    public func stall(for duration: Duration) async throws {
+        guard let process = process.withLock({ $0 }) else { return }
+        kill(process.processIdentifier, SIGSTOP)
+        defer { kill(process.processIdentifier, SIGCONT) }
+        try await Task.sleep(for: duration)
+    }
+
     /// Kills the server (a test of a server that dies mid-playback calls this) and waits until it has exited.
     public func stop() {
         guard let process = process.withLock({ $0.take() }) else { return }
