@@ -88,6 +88,22 @@ struct RecordingComparisonTests {
         #expect(recordingDifference(soundAfterTheEnd, reference: reference, allowing: upToOneQuantum) != nil)
     }
 
+    /// What PipeWire's graph was recorded doing (scripts/bench_glitches.py): a quantum of the stream lost, and a longer
+    /// silence in its place.
+    @Test("a quantum lost with longer silence in its place is forgiven within the allowance, counting the extra")
+    func lostWithLongerSilence() {
+        let lost = removing(frames: 1_024..<1_280, of: reference)
+        let heard = inserting(silenceFrames: 512, at: 1_024, into: lost)
+        #expect(recordingDifference(recording(heard), reference: reference) != nil)
+        #expect(recordingDifference(recording(heard), reference: reference, allowing: upToOneQuantum) == nil)
+        #expect(droppedFrames(heard, in: reference, allowing: upToOneQuantum) == -256)
+        let lessThanTheSilence = GlitchAllowance(frames: 511)
+        #expect(recordingDifference(recording(heard), reference: reference, allowing: lessThanTheSilence) != nil)
+        // Silence shorter than what it replaced was never seen, and is not forgiven.
+        let shorter = inserting(silenceFrames: 128, at: 1_024, into: lost)
+        #expect(recordingDifference(recording(shorter), reference: reference, allowing: upToTwoQuanta) != nil)
+    }
+
     @Test("a second lost quantum, or a quantum lost and another sample changed, is never forgiven")
     func secondGlitch() {
         let twoSilenced = silencing(frames: 2_048..<2_304, of: silencing(frames: 512..<768, of: reference))

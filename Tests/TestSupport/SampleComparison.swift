@@ -1,5 +1,6 @@
 /// What a comparison of a recording with its reference forgives: up to `count` runs of at most `frames` frames each,
-/// missing from the recording, silent in its place, or silence inserted into it. A plain value, for any thread.
+/// missing from the recording, or silence in the recording where as many or fewer frames of the reference went by
+/// (silent in its place, silence inserted, or between). A plain value, for any thread.
 public struct GlitchAllowance: Sendable {
     /// The longest run forgiven, in frames.
     public var frames: Int
@@ -96,9 +97,10 @@ public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: In
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
 /// reference exactly, surrounded only by silence.
 ///
-/// What `allowance` forgives may be missing from the recording, silent in its place, or silence inserted into it,
-/// the rest still exact: what a monitor of PipeWire's graph records when the graph loses a quantum, or plays one
-/// late (``PulseServer/Kind/droppedQuanta``). One glitch more, a longer one, or any other change still differs.
+/// What `allowance` forgives may be missing from the recording, silent in its place, silence inserted into it, or
+/// silence longer than the frames it took the place of, the rest still exact: what a monitor of PipeWire's graph
+/// records when the graph loses a quantum, or plays one late (``PulseServer/Kind/droppedQuanta``). One glitch more, a
+/// longer one, or any other change still differs.
 public func recordingDifference(
     _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
 ) -> String? {
@@ -173,9 +175,10 @@ public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allo
 }
 
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
-/// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or recorded as silence in
-/// its place, or a run of silence inserted into `actual`. Returns the frames missing (0 when equal or silenced in
-/// place; silence inserted counts negative), or nil when they differ otherwise. Whether either goes on past the other
+/// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or a run of silence in
+/// `actual` where as many or fewer frames of `expected` went by (in its place, inserted, or between). Returns the
+/// frames missing (0 when equal or silenced in place; silence beyond what it replaced counts negative), or nil when
+/// they differ otherwise. Whether either goes on past the other
 /// is for the caller to judge.
 ///
 /// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
@@ -205,15 +208,15 @@ private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allo
             guard glitchEnd <= expected.count else { break }
             let silencedEnd = glitchInActual + frames * 2
             let silencedInPlace = actual[glitchInActual..<min(silencedEnd, actual.count)].allSatisfy { $0 == 0 }
-            if silencedInPlace, agrees(actualFrom: silencedEnd, expectedFrom: glitchEnd) {
-                (actualAt, expectedAt, placed) = (silencedEnd, glitchEnd, true)
-                break
-            }
+            // `frames` of silence where the reference went on by `skipped` frames: in its place when they are as many,
+            // inserted when none was skipped, and between the two when a lost quantum's silence lasted longer.
             if silencedInPlace, silencedEnd <= actual.count,
-                agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected)
+                let skipped = (0...frames).reversed().first(where: {
+                    agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + $0 * 2)
+                })
             {
-                (actualAt, expectedAt, placed) = (silencedEnd, glitchInExpected, true)
-                missing -= frames
+                (actualAt, expectedAt, placed) = (silencedEnd, glitchInExpected + skipped * 2, true)
+                missing += skipped - frames
                 break
             }
             if agrees(actualFrom: glitchInActual, expectedFrom: glitchEnd) {
