@@ -31,6 +31,7 @@ import wave
 
 import numpy
 
+from bench_snapcast import Snapserver  # scripts/bench_snapcast.py
 from bench_targets import check  # scripts/bench_targets.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,20 +46,6 @@ MPV = ["mpv", "--really-quiet", "--no-video", "--no-config", "--audio-format=s16
 # What a player feeding Snapcast through a pipe or socket sends before the first frames and after the last, as the
 # daemon does: a client starting a stream skips into its first chunks, and drops its last partial read.
 RUNOUT = bytes(RATE // 5 * FRAME)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def answers(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def read_wav(path):
@@ -204,39 +191,6 @@ def summarize(steps):
     }
 
 
-class Snapcast:
-    """A private snapserver with a tcp source in server mode and one snapclient into the PulseAudio server at
-    `address`; its log kept, for the resyncs."""
-
-    def __init__(self, folder, address):
-        self.folder = folder
-        self.source_port, stream_port, control_port = (free_port() for _ in range(3))
-        config = os.path.join(folder, "snapserver.conf")
-        self.log = os.path.join(folder, "snapserver.log")
-        with open(config, "w") as file:
-            file.write(f"[server]\ndatadir = {folder}\n[http]\nenabled = false\n"
-                       f"[tcp]\nbind_to_address = 127.0.0.1\nport = {control_port}\n"
-                       f"[stream]\nbind_to_address = 127.0.0.1\nport = {stream_port}\n"
-                       f"source = tcp://127.0.0.1:{self.source_port}?name=bench&mode=server"
-                       f"&sampleformat={RATE}:16:2\ncodec = pcm\nbuffer = 1000\n[logging]\nsink = file:{self.log}\n")
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        self.server = subprocess.Popen(["snapserver", "-c", config], **quiet)
-        while not answers(control_port):
-            time.sleep(0.01)
-        self.client = subprocess.Popen(
-            ["snapclient", "-h", "127.0.0.1", "-p", str(stream_port), "--player", "pulse", "--hostID", "glitches",
-             "--logsink", "null"], env=dict(os.environ, PULSE_SERVER=address), **quiet)
-
-    def resyncs(self):
-        with open(self.log, errors="replace") as file:
-            return sum("onResync" in line for line in file)
-
-    def stop(self):
-        for process in (self.client, self.server):
-            process.terminate()
-            process.wait()
-
-
 def feed_snapcast(decoder, port):
     """Runs `decoder` (raw s16le stereo on its standard output) into the tcp source at `port`, paced by it."""
     process = subprocess.Popen(decoder, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -259,8 +213,7 @@ def play(player, server, address, item, snapcast, state):
         player = "queueplayer"
     if server == "snapcast":
         if player == "queueplayer":
-            subprocess.run(daemon + ["--sink", "snapcast", "--server", f"127.0.0.1:{snapcast.source_port}",
-                            "--sample-rate", str(RATE), "--state-file", state, "--exit-when-empty", item],
+            subprocess.run(daemon + snapcast.output() + ["--state-file", state, "--exit-when-empty", item],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         elif player == "mpg123":
             feed_snapcast(["mpg123", "-q", "-e", "s16", "-s", item], snapcast.source_port)
@@ -299,7 +252,8 @@ def measure(servers, loads, players, runs, seconds, work, native=False):
             try:
                 for run in range(runs):
                     for player in players:
-                        snapcast = Snapcast(tempfile.mkdtemp(dir=work), address) if server == "snapcast" else None
+                        snapcast = (Snapserver(tempfile.mkdtemp(dir=work), address, logs=True)
+                                    if server == "snapcast" else None)
                         recording = Recording(address)
                         second = NativeRecording(folder) if native and server == "pipewire" else None
                         state = os.path.join(work, "state.sqlite")

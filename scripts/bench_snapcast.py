@@ -20,18 +20,21 @@ BUFFER_MS = 1000  # snapserver's default buffer
 
 
 class Snapserver:
-    """A private snapserver on free loopback ports, and one snapclient into the PulseAudio server at `address`."""
+    """A private snapserver on free loopback ports, and one snapclient into the PulseAudio server at `address`.
+    Snapserver logs into `folder` (for resyncs()) when `logs`."""
 
-    def __init__(self, folder, address):
+    def __init__(self, folder, address, logs=False):
         self.folder = folder
         self.source_port, stream_port, control_port = (bench_network.free_port() for _ in range(3))
         config = os.path.join(folder, "snapserver.conf")
+        self.log = os.path.join(folder, "snapserver.log")
+        log_sink = f"file:{self.log}" if logs else "null"
         with open(config, "w") as file:
             file.write(f"[server]\ndatadir = {folder}\n[http]\nenabled = false\n"
                        f"[tcp]\nbind_to_address = 127.0.0.1\nport = {control_port}\n"
                        f"[stream]\nbind_to_address = 127.0.0.1\nport = {stream_port}\n"
                        f"source = tcp://127.0.0.1:{self.source_port}?name=QueuePlayer&mode=server"
-                       f"&sampleformat={RATE}:16:2\ncodec = pcm\nbuffer = {BUFFER_MS}\n[logging]\nsink = null\n")
+                       f"&sampleformat={RATE}:16:2\ncodec = pcm\nbuffer = {BUFFER_MS}\n[logging]\nsink = {log_sink}\n")
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         self.server = subprocess.Popen(["snapserver", "-c", config], **quiet)
         while not bench_network.answers(control_port):
@@ -43,6 +46,11 @@ class Snapserver:
     def output(self):
         """The daemon's options to play into this server."""
         return ["--sink", "snapcast", "--server", f"127.0.0.1:{self.source_port}", "--sample-rate", str(RATE)]
+
+    def resyncs(self):
+        """How often snapserver restarted its timeline because it read late ("onResync" in its log)."""
+        with open(self.log, errors="replace") as file:
+            return sum("onResync" in line for line in file)
 
     def stop(self):
         for process in (self.client, self.server):
