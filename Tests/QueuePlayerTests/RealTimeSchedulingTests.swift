@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PosixThreads
 import Testing
 
 @testable import QueuePlayer
@@ -25,9 +26,10 @@ func schedulingOfThreads(named name: String) -> [(policy: Int32, priority: Int)]
     }
 }
 
-/// Whether the scheduler grants this process `SCHED_FIFO` at the priority the sinks ask for: root here, or an rtprio
-/// limit that allows it.
+/// Whether the sinks ask for `SCHED_FIFO` (not under ThreadSanitizer) and the scheduler grants it to this process at
+/// their priority: root here, or an rtprio limit that allows it.
 func processMayUseRealTime() -> Bool {
+    guard RealTimeScheduling.isAvailable else { return false }
     var parameters = sched_param()
     parameters.sched_priority = 1
     var previous = sched_param()
