@@ -134,7 +134,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 .serverUnreachable, reason: "libpulse could not start its thread",
                 suggestion: "Check the process limits")
         }
-        pa_threaded_mainloop_once_unlocked(mainloop, { _, _ in RealTimeScheduling.makeCurrentThreadRealTime() }, nil)
+        if RealTimeScheduling.isAvailable {
+            pa_threaded_mainloop_lock(mainloop)
+            pa_threaded_mainloop_once_unlocked(
+                mainloop, { _, _ in RealTimeScheduling.makeCurrentThreadRealTime() }, nil)
+            pa_threaded_mainloop_unlock(mainloop)
+        }
         guard waitsForServer else {
             pa_threaded_mainloop_lock(mainloop)
             defer { pa_threaded_mainloop_unlock(mainloop) }
