@@ -28,7 +28,8 @@ package enum PosixThread {
             }
         ).toOpaque()
         var status: Int32 = 0
-        if realTime, RealTimeScheduling.isAvailable, let priority = RealTimeScheduling.grantablePriority() {
+        if realTime, RealTimeScheduling.isAvailable {
+            let priority = RealTimeScheduling.grantablePriority()
             status = create(start) { RealTimeScheduling.apply(to: &$0, priority: priority) }
             if status == 0 { return }
             RealTimeScheduling.noteRefusal(status)

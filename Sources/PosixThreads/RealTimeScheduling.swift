@@ -42,9 +42,9 @@ package enum RealTimeScheduling {
     /// true when granted; a refusal is noted for ``takeUntoldRefusal()``.
     @discardableResult
     package static func makeCurrentThreadRealTime() -> Bool {
-        guard isAvailable, let granted = grantablePriority() else { return false }
+        guard isAvailable else { return false }
         var parameters = sched_param()
-        parameters.sched_priority = granted
+        parameters.sched_priority = grantablePriority()
         let status = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
         guard status == 0 else {
             noteRefusal(status)
@@ -53,12 +53,10 @@ package enum RealTimeScheduling {
         return true
     }
 
-    /// The priority the scheduler will grant: ``priority``, or less where `RLIMIT_RTPRIO` caps it and the process is
-    /// not privileged; nil (the refusal noted) when it will grant none.
-    static func grantablePriority() -> Int32? {
+    /// The priority to ask for: ``priority``, or less where `RLIMIT_RTPRIO` allows less but some. With a limit of 0
+    /// it is still ``priority``: a process with `CAP_SYS_NICE` is granted it whatever the limit, and the call tells.
+    static func grantablePriority() -> Int32 {
         guard let limit = rtprioLimit() else { return priority }
-        // The limit binds only an unprivileged process; with CAP_SYS_NICE the scheduler ignores it, and the call
-        // itself tells.
         if limit.rlim_cur == 0 || limit.rlim_cur >= rlim_t(priority) { return priority }
         return Int32(limit.rlim_cur)
     }

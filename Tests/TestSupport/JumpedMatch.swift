@@ -10,6 +10,7 @@ public struct JumpedMatch: Sendable, CustomStringConvertible {
     /// again), and how many frames the recording held instead (silence, or sound that is not the reference).
     public var jumps: [(atFrame: Int, skipped: Int, heardInstead: Int)]
 
+    /// The match, then each jump: where it came, what it skipped, and what was heard instead.
     public var description: String {
         "\(match)"
             + jumps.map {
