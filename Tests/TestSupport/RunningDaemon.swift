@@ -21,13 +21,10 @@ public final class RunningDaemon {
             ] + arguments
         let environment = Fixtures.isolatedEnvironment()
         process.environment = bus?.environment(environment) ?? environment
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
         let (exited, exit) = AsyncStream.makeStream(of: Void.self)
         self.exited = exited
         process.terminationHandler = { _ in exit.finish() }
-        try process.run()
+        try Subprocess.start(process, standardOutput: nil, standardError: logFile)
     }
 
     /// The daemon's process id (the helper that unblocks signals execs it, so the pid stays).

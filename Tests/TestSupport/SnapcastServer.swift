@@ -13,6 +13,11 @@ public final class SnapcastServer: Sendable {
         public let description: String
     }
 
+    /// The server's log could not be read (the path and why).
+    public struct LogUnreadable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// The port of the tcp source, which the player connects to.
     public let sourcePort: Int
     /// The port clients connect to.
@@ -88,9 +93,13 @@ public final class SnapcastServer: Sendable {
     /// The times snapserver restarted its timeline because it read its source late ("onResync" in its log): the
     /// rooms hear the stream jump there. Snapserver 0.26 does so when it completes a read more than one chunk after
     /// the chunk was due, which a busy machine's stall of its own thread causes whatever the source sent ahead.
-    public func resyncs() -> Int {
-        guard let log = try? String(contentsOfFile: "\(folder)/server.log", encoding: .utf8) else { return 0 }
-        return log.split(separator: "\n").filter { $0.contains("onResync") }.count
+    /// Throws when the log cannot be read: a count of 0 would pass for a server that never resynced.
+    public func resyncs() throws -> Int {
+        let path = "\(folder)/server.log"
+        guard let log = FileManager.default.contents(atPath: path) else {
+            throw LogUnreadable(description: "cannot read snapserver's log \(path): \(String(cString: strerror(errno)))")
+        }
+        return String(decoding: log, as: UTF8.self).split(separator: "\n").filter { $0.contains("onResync") }.count
     }
 
     /// Stops the server's process for `duration` (SIGSTOP, then SIGCONT), as a machine whose CPU is taken away does.

@@ -43,6 +43,23 @@ public enum Subprocess {
         return child.result()
     }
 
+    /// Starts `process` with its standard output (or /dev/null) and standard error written to files and its input
+    /// from /dev/null, then closes this process's handles on the files: the child has its own, and Foundation's
+    /// `Process` keeps the ones it is given open (two descriptors leaked a child were enough to exhaust a limit of
+    /// 1,024 in one run of the server suites).
+    static func start(_ process: Process, standardOutput: URL?, standardError: URL) throws {
+        let output = try standardOutput.map { try FileHandle(forWritingTo: $0) }
+        let error = try FileHandle(forWritingTo: standardError)
+        defer {
+            try? output?.close()
+            try? error.close()
+        }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
     /// Why a server a test needs could not be run.
     public struct LaunchError: Error, CustomStringConvertible {
         public let description: String
@@ -99,10 +116,7 @@ public enum Subprocess {
         }
 
         func start() throws {
-            process.standardOutput = try FileHandle(forWritingTo: outputURL)
-            process.standardError = try FileHandle(forWritingTo: errorURL)
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try Subprocess.start(process, standardOutput: outputURL, standardError: errorURL)
         }
 
         func result() -> Result {
