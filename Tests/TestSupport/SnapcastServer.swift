@@ -96,8 +96,11 @@ public final class SnapcastServer: Sendable {
     /// Throws when the log cannot be read: a count of 0 would pass for a server that never resynced.
     public func resyncs() throws -> Int {
         let path = "\(folder)/server.log"
-        guard let log = FileManager.default.contents(atPath: path) else {
-            throw LogUnreadable(description: "cannot read snapserver's log \(path): \(String(cString: strerror(errno)))")
+        let log: Data
+        do {
+            log = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw LogUnreadable(description: "cannot read snapserver's log \(path): \(error)")
         }
         return String(decoding: log, as: UTF8.self).split(separator: "\n").filter { $0.contains("onResync") }.count
     }

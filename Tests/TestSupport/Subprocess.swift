@@ -47,7 +47,7 @@ public enum Subprocess {
     /// from /dev/null, then closes this process's handles on the files: the child has its own, and Foundation's
     /// `Process` keeps the ones it is given open (two descriptors leaked a child were enough to exhaust a limit of
     /// 1,024 in one run of the server suites).
-    static func start(_ process: Process, standardOutput: URL?, standardError: URL) throws {
+    public static func start(_ process: Process, standardOutput: URL?, standardError: URL) throws {
         let output = try standardOutput.map { try FileHandle(forWritingTo: $0) }
         let error = try FileHandle(forWritingTo: standardError)
         defer {
