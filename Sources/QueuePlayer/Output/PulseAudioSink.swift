@@ -135,10 +135,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 suggestion: "Check the process limits")
         }
         if RealTimeScheduling.isAvailable {
+            // libpulse frees what it allocates for the call only when the callback runs, and a loop stopped before
+            // then (a sink that fails at once) leaks it: wait for it. The semaphore outlives the callback for that
+            // reason, so the unretained pointer stays valid while it is used.
+            let raised = DispatchSemaphore(value: 0)
             pa_threaded_mainloop_lock(mainloop)
             pa_threaded_mainloop_once_unlocked(
-                mainloop, { _, _ in RealTimeScheduling.makeCurrentThreadRealTime() }, nil)
+                mainloop,
+                { _, semaphore in
+                    RealTimeScheduling.makeCurrentThreadRealTime()
+                    Unmanaged<DispatchSemaphore>.fromOpaque(semaphore!).takeUnretainedValue().signal()
+                }, Unmanaged.passUnretained(raised).toOpaque())
             pa_threaded_mainloop_unlock(mainloop)
+            raised.wait()
         }
         guard waitsForServer else {
             pa_threaded_mainloop_lock(mainloop)
