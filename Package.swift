@@ -142,23 +142,26 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        .target(name: "TestTiers", path: "Tests/TestTiers"),
         .testTarget(
             name: "QueuePlayerTests",
             // Not on RenderPathAudit, which it runs: a test bundle links the code of the executables it depends on,
             // and RenderPathAudit's interposers must stay in that process alone. `swift build` builds it.
-            dependencies: ["QueuePlayer", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "QueuePlayer", "TestSupport", "TestTiers", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "QueuePlayerServiceTests",
             dependencies: [
-                "QueuePlayer", "QueuePlayerControl", "QueuePlayerService", "TestSupport",
+                "QueuePlayer", "QueuePlayerControl", "QueuePlayerService", "TestSupport", "TestTiers",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "playerctlTests",
-            dependencies: ["playerctl", "queueplayerd", "LifecycleProbe", "TestSupport"]
+            dependencies: ["playerctl", "queueplayerd", "LifecycleProbe", "TestSupport", "TestTiers"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -3,10 +3,11 @@ import QueuePlayer
 import QueuePlayerControl
 import QueuePlayerService
 import TestSupport
+import TestTiers
 import Testing
 
 /// Commands check before they act, reads change nothing, and only changes are saved and told.
-@Suite("Commands check before they act; reads are pure", .timeLimit(.minutes(1)))
+@Suite("Commands check before they act; reads are pure", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct CommandCheckTests {
     static let badFiles = [
         ("not MP3", Fixtures.mp3("not-audio").path, "not an MP3 file"),

@@ -1,11 +1,12 @@
 import QueuePlayer
 import QueuePlayerControl
+import TestTiers
 import Testing
 
 @testable import QueuePlayerService
 
 /// Which TrackList signals an edit of the queue gives: one per entry for small edits, one replacement for large.
-@Suite("MPRIS TrackList changes")
+@Suite("MPRIS TrackList changes", .tier(.deterministic))
 struct MPRISTrackListTests {
     static func state(_ ids: some Sequence<Int>) -> MPRISState {
         MPRISState(

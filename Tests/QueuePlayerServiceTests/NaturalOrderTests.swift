@@ -1,8 +1,9 @@
 import QueuePlayerService
+import TestTiers
 import Testing
 
 /// A folder is queued in the order a person reads its names.
-@Suite("Natural order of file names")
+@Suite("Natural order of file names", .tier(.deterministic))
 struct NaturalOrderTests {
     @Test("numbers compare by value, letters without case, and ties fall back to the names themselves")
     func ordersAsAPersonReads() {

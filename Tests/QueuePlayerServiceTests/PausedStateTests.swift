@@ -2,11 +2,12 @@ import Foundation
 import QueuePlayer
 import QueuePlayerService
 import TestSupport
+import TestTiers
 import Testing
 
 /// Every state a paused queue reaches reports `Paused` with the item's tags and length: Debian's playerctl and
 /// MPRIS clients treat `Stopped` with no metadata as "no player could handle this command".
-@Suite("Paused states are whole", .timeLimit(.minutes(1)))
+@Suite("Paused states are whole", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct PausedStateTests {
     @Test("a queue waiting for its first play is Paused on the first item, with its tags and length")
     func waitingForFirstPlay() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import QueuePlayerService
+import TestTiers
 import Testing
 
 /// Playlists as stations and collections hand them out: M3U, M3U8 and PLS.
-@Suite("Playlists")
+@Suite("Playlists", .tier(.deterministic))
 struct PlaylistTests {
     let folder = URL(fileURLWithPath: "/music/lists")
 
@@ -13,7 +14,8 @@ struct PlaylistTests {
 
     @Test("M3U: comments and #EXTINF skipped; relative, absolute, file:// and network entries in order; CRLF")
     func m3uEntries() throws {
-        let text = "\u{FEFF}#EXTM3U\r\n#EXTINF:123,Artist - Title\r\n01 first.mp3\r\n\r\n  ../other/second.mp3  \r\n"
+        let text =
+            "\u{FEFF}#EXTM3U\r\n#EXTINF:123,Artist - Title\r\n01 first.mp3\r\n\r\n  ../other/second.mp3  \r\n"
             + "/srv/third.mp3\r\nfile:///srv/fourth%20one.mp3\r\n# a comment\r\nhttp://radio.example/stream\r\n"
         let entries = try m3u(text)
         #expect(

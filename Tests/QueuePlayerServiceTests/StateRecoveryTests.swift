@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 import QueuePlayer
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayerService
 
 /// A state file left damaged (a power cut on an SD card, a downgrade, a full disk) never stops the service: the
 /// file is moved aside, never deleted, and the daemon starts empty, or in memory only when nothing can be written.
-@Suite("Damaged or unwritable state never stops the service")
+@Suite("Damaged or unwritable state never stops the service", .tier(.deterministic))
 struct StateRecoveryTests {
     /// A folder of its own, removed when the test ends.
     final class Folder {

@@ -4,10 +4,11 @@ import QueuePlayer
 import QueuePlayerControl
 import QueuePlayerService
 import TestSupport
+import TestTiers
 import Testing
 
 /// What a subscriber is told: changes, the position at the interval it asked for, and where the process stands.
-@Suite("Subscriptions: position intervals and lifecycle changes", .timeLimit(.minutes(1)))
+@Suite("Subscriptions: position intervals and lifecycle changes", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct SubscriptionTests {
     @Test("a position interval tells every multiple of it as it is heard, in order, beside the change events")
     func positionInterval() async throws {
@@ -26,41 +27,6 @@ struct SubscriptionTests {
             if halves.last != scaled.rounded() { halves.append(scaled.rounded()) }
         }
         #expect(halves == [0, 1, 2, 3, 4], "half seconds told: \(halves)")
-    }
-
-    @Test("a subscriber that goes away while position calls are under way is let go at once, hundreds of times over")
-    func cancelledSubscriberIsLetGo() async throws {
-        // A connection that closes cancels its subscription's task. The cancellation runs under the Swift runtime's
-        // lock on that task, which a position call in progress needs in order to yield to it: a removal of the
-        // observer that waited there for the call hung the daemon (1 run in 120 under load; here, the first round).
-        // Calls every millisecond of the item's time come in bursts at each render, and the cancellation comes
-        // inside one.
-        let service = try ServiceHarness(pacing: .realTime)
-        // 30 s of items for 200 rounds of a render period or two each (5 s; under ThreadSanitizer, about 15).
-        service.add(
-            "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s")
-        service.run(.play)
-        for round in 0..<200 {
-            let (playing, heard) = AsyncStream.makeStream(of: Void.self)
-            let consumer = Task { [controller = service.controller] in
-                for await snapshot in controller.changes(positionInterval: 0.001)
-                where snapshot.status == .playing && snapshot.position > 0 {
-                    heard.yield()
-                }
-            }
-            // The first is the snapshot a subscription starts with; the second, a position call: a burst is under way.
-            var snapshots = 0
-            for await _ in playing {
-                snapshots += 1
-                if snapshots == 2 { break }
-            }
-            guard await cancellationReturns(consumer) else {
-                Issue.record("round \(round): cancelling a subscription did not return within 10 s")
-                // Its threads are stuck for good: the harness is left alive, since shutting it down would wait too.
-                _ = Unmanaged.passRetained(service)
-                return
-            }
-        }
     }
 
     @Test("a subscription's interval must be positive; anything below 0.01 s is an error naming it")
@@ -97,5 +63,45 @@ struct SubscriptionTests {
             if snapshot.application == "active" { break }
         }
         #expect(seen.last == "active", "\(seen)")
+    }
+}
+
+/// Alone: a deadlock check that keeps a core busy (hundreds of cancellations, each on threads of their own); beside it,
+/// under ThreadSanitizer, timing tests of the engine lost their races (a CI run).
+@Suite("Subscriptions let go under load", .tier(.alone), .timeLimit(.minutes(1)))
+struct SubscriptionCancellationTests {
+    @Test("a subscriber that goes away while position calls are under way is let go at once, hundreds of times over")
+    func cancelledSubscriberIsLetGo() async throws {
+        // A connection that closes cancels its subscription's task. The cancellation runs under the Swift runtime's
+        // lock on that task, which a position call in progress needs in order to yield to it: a removal of the
+        // observer that waited there for the call hung the daemon (1 run in 120 under load; here, the first round).
+        // Calls every millisecond of the item's time come in bursts at each render, and the cancellation comes
+        // inside one.
+        let service = try ServiceHarness(pacing: .realTime)
+        // 30 s of items for 200 rounds of a render period or two each (5 s; under ThreadSanitizer, about 15).
+        service.add(
+            "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s", "stereo-44k-5s")
+        service.run(.play)
+        for round in 0..<200 {
+            let (playing, heard) = AsyncStream.makeStream(of: Void.self)
+            let consumer = Task { [controller = service.controller] in
+                for await snapshot in controller.changes(positionInterval: 0.001)
+                where snapshot.status == .playing && snapshot.position > 0 {
+                    heard.yield()
+                }
+            }
+            // The first is the snapshot a subscription starts with; the second, a position call: a burst is under way.
+            var snapshots = 0
+            for await _ in playing {
+                snapshots += 1
+                if snapshots == 2 { break }
+            }
+            guard await cancellationReturns(consumer) else {
+                Issue.record("round \(round): cancelling a subscription did not return within 10 s")
+                // Its threads are stuck for good: the harness is left alive, since shutting it down would wait too.
+                _ = Unmanaged.passRetained(service)
+                return
+            }
+        }
     }
 }

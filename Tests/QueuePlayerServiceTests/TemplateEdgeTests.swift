@@ -1,10 +1,11 @@
 import QueuePlayerControl
 import QueuePlayerService
+import TestTiers
 import Testing
 
 /// Inputs the fuzzer found or points at: out-of-range numbers in a `--format` template and in fixed-point output
 /// give text, never a crash of the client.
-@Suite("Numbers beyond 64 bits in templates and fixed-point output")
+@Suite("Numbers beyond 64 bits in templates and fixed-point output", .tier(.deterministic))
 struct TemplateEdgeTests {
     private let values: [String: MetadataTemplate.Value] = ["title": .string("Morning")]
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -42,7 +43,7 @@ final class Transitions: Sendable {
     }
 }
 
-@Suite("Application: states, transition notifications, background tasks")
+@Suite("Application: states, transition notifications, background tasks", .tier(.deterministic))
 struct ApplicationTests {
     let log = CapturedLog()
     let terminations = TerminationRecorder()
@@ -83,29 +84,6 @@ struct ApplicationTests {
             if streamed.count == expected.count { break }
         }
         #expect(streamed == expected)
-    }
-
-    @Test("a stream whose consumer is cancelled while transitions are posted is let go at once, 100 times over")
-    func cancelledStreamConsumer() async {
-        // Cancelling the consumer's task ends its stream under the Swift runtime's lock on that task, and the end
-        // removes the stream under the application's lock; a transition that yielded to the stream under that
-        // lock needed the task's, and the two waited for each other (here, by the fourth round).
-        let application = application(audio: true)
-        let transitions = Transitions(of: application)
-        defer { transitions.stop() }
-        for round in 0..<100 {
-            let stream = application.notifications()
-            let (told, heard) = AsyncStream.makeStream(of: Void.self)
-            let consumer = Task {
-                for await _ in stream { heard.yield() }
-            }
-            // A notification has arrived: transitions are being posted as the cancellation comes.
-            for await _ in told { break }
-            guard await cancellationReturns(consumer) else {
-                Issue.record("round \(round): cancelling a notification stream's consumer did not return in 10 s")
-                return
-            }
-        }
     }
 
     @Test("without the audio mode, the background is suspended once no task runs; with it, it is not")
@@ -258,7 +236,7 @@ struct ApplicationTests {
 }
 
 @Suite(
-    "Background playback policy: pause without the audio mode, play on with it",
+    "Background playback policy: pause without the audio mode, play on with it", .tier(.deterministic),
     // The waits below end on the player's own changes; a change that never comes fails the test here.
     .timeLimit(.minutes(1)))
 struct BackgroundPolicyTests {
@@ -349,5 +327,35 @@ struct BackgroundPolicyTests {
         #expect(await heard(player, past: player.currentTime(), ticks: 10))
         #expect(player.rate == 1)
         #expect(application.applicationState == .background)
+    }
+}
+
+/// Alone: a deadlock check that keeps a core busy (hundreds of cancellations, each on threads of their own); beside it,
+/// under ThreadSanitizer, timing tests of the engine lost their races (a CI run).
+@Suite("Application: streams let go under load", .tier(.alone))
+struct ApplicationStreamTests {
+    let applications = ApplicationTests()
+
+    @Test("a stream whose consumer is cancelled while transitions are posted is let go at once, 100 times over")
+    func cancelledStreamConsumer() async {
+        // Cancelling the consumer's task ends its stream under the Swift runtime's lock on that task, and the end
+        // removes the stream under the application's lock; a transition that yielded to the stream under that
+        // lock needed the task's, and the two waited for each other (here, by the fourth round).
+        let application = applications.application(audio: true)
+        let transitions = Transitions(of: application)
+        defer { transitions.stop() }
+        for round in 0..<100 {
+            let stream = application.notifications()
+            let (told, heard) = AsyncStream.makeStream(of: Void.self)
+            let consumer = Task {
+                for await _ in stream { heard.yield() }
+            }
+            // A notification has arrived: transitions are being posted as the cancellation comes.
+            for await _ in told { break }
+            guard await cancellationReturns(consumer) else {
+                Issue.record("round \(round): cancelling a notification stream's consumer did not return in 10 s")
+                return
+            }
+        }
     }
 }

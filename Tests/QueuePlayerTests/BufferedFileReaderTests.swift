@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("BufferedFileReader: libmpg123's reads through a buffer, as read(2) and lseek(2) behave")
+@Suite("BufferedFileReader: libmpg123's reads through a buffer, as read(2) and lseek(2) behave", .tier(.deterministic))
 struct BufferedFileReaderTests {
     /// A temporary file of `count` bytes whose contents differ at every offset; the caller removes it.
     private func makeFile(count: Int) throws -> (URL, [UInt8]) {

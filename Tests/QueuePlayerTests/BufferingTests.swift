@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -26,7 +27,8 @@ private func playToEnd(_ player: QueuePlayer) async {
     }
 }
 
-@Suite("Buffering a remote item, as AVFoundation waits to minimize stalls", .timeLimit(.minutes(1)))
+@Suite(
+    "Buffering a remote item, as AVFoundation waits to minimize stalls", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct BufferingTests {
     @Test("play waits for the forward buffer, a stall is told and waited out, and nothing is lost or played twice")
     func playWaitsAndAStallIsWaitedOut() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("Queue edits from several tasks at once")
+@Suite("Queue edits from several tasks at once", .tier(.deterministic))
 struct ConcurrentEditTests {
     @Test("four tasks appending at once: every entry queued once, each task's entries in its own order")
     func concurrentAppends() async {

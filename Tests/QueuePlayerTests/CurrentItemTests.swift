@@ -1,12 +1,13 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
 /// The current item is the first of `items()` after every command, also at the seams the soak found: a move to the
 /// front, a skip onto a file that cannot be played, and `previous` onto one.
-@Suite("QueuePlayer: the current item stays the first queued", .timeLimit(.minutes(1)))
+@Suite("QueuePlayer: the current item stays the first queued", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct CurrentItemTests {
     private func player(_ names: String...) -> QueuePlayer {
         QueuePlayer(

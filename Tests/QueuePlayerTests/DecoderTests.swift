@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -26,7 +27,7 @@ func decodeAll(_ decoder: any AudioDecoder, chunkFrames: Int = 4096) -> (samples
 
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-@Suite("MPG123Decoder against mpg123 -w")
+@Suite("MPG123Decoder against mpg123 -w", .tier(.deterministic))
 struct DecoderTests {
     @Test("a file whose rate changes inside plays each part at its speed: both halves a 1 kHz tone, 2 s in all")
     func rateChangeInsideAFile() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -80,7 +81,7 @@ func eventNames(_ events: [PlaybackEvent]) -> [String] {
     }
 }
 
-@Suite("PlaybackEngine on the NullSink")
+@Suite("PlaybackEngine on the NullSink", .tier(.servers))
 struct EngineNullSinkTests {
     @Test("three items join with no gap and no overlap, and events come in the order they are heard")
     func backToBack() async throws {

@@ -1,19 +1,21 @@
 import Foundation
 import Synchronization
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
 /// The engine's state machine, driven without threads, sinks or sleeps: every command in every phase, checking the
 /// phase it leads to and the actions it asks for. The table in HowPlaybackWorks.md lists the same transitions.
-@Suite("The engine's state: every command in every phase")
+@Suite("The engine's state: every command in every phase", .tier(.deterministic))
 struct EngineStateTests {
     typealias State = PlaybackEngine.State
     typealias Phase = PlaybackEngine.Phase
 
     /// The commands, each applied to a state and returning the kinds of actions it produced.
     enum Command: String, CaseIterable {
-        case play, preroll, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown, outputFailed
+        case play, preroll, pause, enqueue, insert, remove, move, cue, seek, next, clear, holdOn, holdOff, shutDown,
+            outputFailed
         case outputRestored, stall, bufferedEnough
     }
 

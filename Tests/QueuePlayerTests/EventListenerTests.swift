@@ -1,10 +1,11 @@
 import Synchronization
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
 /// The engine tells its player every event for as long as it runs: months, for a daemon.
-@Suite("PlaybackEngine: the event listener over a long run")
+@Suite("PlaybackEngine: the event listener over a long run", .tier(.deterministic))
 struct EventListenerTests {
     @Test("200,000 events reach the listener, and nothing builds up per event")
     func manyEvents() {

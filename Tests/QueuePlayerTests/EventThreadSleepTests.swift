@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -32,7 +33,7 @@ private func isWaitingOnSemaphore(thread id: String) -> Bool {
     return [wait, waitBitset].contains(operation & 0x7f)
 }
 
-@Suite("The event thread sleeps until woken")
+@Suite("The event thread sleeps until woken", .tier(.deterministic))
 struct EventThreadSleepTests {
     @Test("while an item plays with no observer and its end is not yet decoded, the event thread does not wake")
     func sleepsWhileDecoding() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// The fuzzers' corpus, kept in Tests/Fuzz/Corpus and grown by `scripts/fuzz`, replayed through the same targets in
 /// the ordinary build: every input the fuzzers kept, and every one that once crashed them, must run to its end.
-@Suite("The fuzz corpus replays without a crash")
+@Suite("The fuzz corpus replays without a crash", .tier(.deterministic))
 struct FuzzCorpusTests {
     @Test("every input of the target's corpus", arguments: ["mp3", "control", "manifest", "template"])
     func replay(_ target: String) async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("Live streams from Debian's Icecast server")
+@Suite("Live streams from Debian's Icecast server", .tier(.servers))
 struct IcecastTests {
     @Test("an Icecast mount plays as a live item, and is taken up again at its live edge when its source comes back")
     func sourceComesBack() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("The manifest: UIBackgroundModes from a property list")
+@Suite("The manifest: UIBackgroundModes from a property list", .tier(.deterministic))
 struct ManifestTests {
     let log = CapturedLog()
 

@@ -1,8 +1,9 @@
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("MediaTime: rational time with CMTime's semantics")
+@Suite("MediaTime: rational time with CMTime's semantics", .tier(.deterministic))
 struct MediaTimeTests {
     @Test("equal rational values are equal and hash alike, whatever the timescale")
     func equality() {

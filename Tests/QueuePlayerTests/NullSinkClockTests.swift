@@ -1,5 +1,6 @@
 import Dispatch
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -10,7 +11,11 @@ private struct Tick: Sendable {
     var time: MediaTime
 }
 
-@Suite("The real-time NullSink keeps time like a sound card")
+/// Alone: it measures the null sink's tick lateness against the clock, and beside the other suites it measured their
+/// load.
+@Suite(
+    "The real-time NullSink keeps time like a sound card", .tier(.alone),
+    .unsanitizable("a measurement against the clock would measure the sanitizer"))
 struct NullSinkClockTests {
     /// A stall of the process's threads makes the ticks due in it late together. Measured alone: at real-time
     /// priority the p99 was 0.26 to 1.57 ms in 6 runs, and 11.2 ms in one serial phase; with the sink's thread at

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -19,7 +20,7 @@ private func playToEnd(_ player: QueuePlayer) async {
     for await status in statuses where status == .waitingToPlayAtSpecifiedRate { break }
 }
 
-@Suite("Observation keeps AVFoundation's contract")
+@Suite("Observation keeps AVFoundation's contract", .tier(.deterministic))
 struct ObservationContractTests {
     @Test("at each join: the old item's end, then the current-item change, then the new item's first time")
     func joinOrder() async {

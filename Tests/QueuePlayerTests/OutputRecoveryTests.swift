@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -54,7 +55,7 @@ final class InterruptibleSink: AudioSink {
     }
 }
 
-@Suite("The output goes away and comes back", .timeLimit(.minutes(1)))
+@Suite("The output goes away and comes back", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct OutputRecoveryTests {
     /// A player of fixtures on `sink`, its events subscribed, not playing yet.
     private func queued(_ names: [String], on sink: InterruptibleSink) -> (QueuePlayer, AsyncStream<PlaybackEvent>) {

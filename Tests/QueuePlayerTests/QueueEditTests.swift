@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -33,7 +34,9 @@ func namesUntilQueueEnd(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) a
     return names
 }
 
-@Suite("Queue edits while playing")
+/// Alone: sample-exact edits of audio decoded ahead, on a real-time null sink, show the behaviour beside nothing else,
+/// and the load beside the other suites.
+@Suite("Queue edits while playing", .tier(.alone))
 struct QueueEditTests {
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
     func insertBetweenDecodedItems() async throws {

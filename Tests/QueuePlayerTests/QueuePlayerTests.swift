@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -23,7 +24,7 @@ func waitForNotifications(
     return seen
 }
 
-@Suite("QueuePlayer: the AVQueuePlayer API")
+@Suite("QueuePlayer: the AVQueuePlayer API", .tier(.deterministic))
 struct QueuePlayerTests {
     @Test("the seed's sample: three items, a current-item label, a 10 ms time observer")
     func seedSample() async throws {
@@ -102,7 +103,6 @@ struct QueuePlayerTests {
         #expect(bad.status == .failed(error))
         #expect(seen.last == .didPlayToEndTime(good))
     }
-
 
     @Test("an item and its entry name the file they were made from, whatever the name holds, and it plays")
     func oddFileNames() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PosixThreads
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -40,7 +41,7 @@ func processMayUseRealTime() -> Bool {
     return true
 }
 
-@Suite("Render threads ask the scheduler for real-time priority, as audio clients do")
+@Suite("Render threads ask the scheduler for real-time priority, as audio clients do", .tier(.deterministic))
 struct RealTimeSchedulingTests {
     @Test("a real-time null sink renders on a SCHED_FIFO thread where the process may; an unpaced one never does")
     func nullSinkThreads() async throws {

@@ -1,7 +1,9 @@
 import TestSupport
+import TestTiers
 import Testing
 
-@Suite("Recording comparison: exact, but for lost or late quanta where the server is allowed them")
+@Suite(
+    "Recording comparison: exact, but for lost or late quanta where the server is allowed them", .tier(.deterministic))
 struct RecordingComparisonTests {
     /// 4,000 frames of interleaved stereo, no sample 0, each frame distinct.
     private let reference: [Int16] = (0..<8_000).map { Int16(1 + $0 % 30_000) }

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -17,7 +18,7 @@ private func serving(
     return try await HTTPTestServer(routes: routes)
 }
 
-@Suite("Items fetched over HTTP", .timeLimit(.minutes(1)))
+@Suite("Items fetched over HTTP", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct RemoteItemTests {
     @Test("a remote file plays bit for bit as the local file does, gapless, and joins the next item")
     func playsAsTheFileDoes() async throws {
@@ -315,30 +316,6 @@ struct RemoteItemTests {
         #expect(!log.all.contains("skipped damaged data and resynchronised"), "\(log.all)")
     }
 
-    @Test("a download goes on while every thread of Swift's shared pool is held by someone else")
-    func downloadsDoNotNeedTheSharedPool() async throws {
-        let server = try await serving(["join-1"])
-        let engine = queued([server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))
-        let finished = DispatchSemaphore(value: 0)
-        engine.listen { event in
-            if event == .queueFinished { finished.signal() }
-        }
-        // One task per pool thread, each holding its thread until the queue has played (or 10 s have passed).
-        let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
-            Task.detached {
-                let played = finished.wait(timeout: .now() + 10) == .success
-                finished.signal()
-                return played
-            }
-        }
-        engine.play()
-        for holder in holders {
-            #expect(await holder.value, "the item did not play while the pool was held")
-        }
-        engine.shutdown()
-        try await server.stop()
-    }
-
     @Test("a SHOUTcast v1 server's 'ICY 200 OK' plays as the same stream from an HTTP server does")
     func shoutcast() async throws {
         var station = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("join-1"))))
@@ -386,5 +363,34 @@ struct RemoteItemTests {
         }
         #expect(tls.requests.isEmpty, "nothing was asked of a server not trusted")
         #expect(sampleDifference(samples, try Fixtures.referenceFloat("join-2")) == nil)
+    }
+}
+
+/// Alone: it holds every thread of Swift's shared pool while the item plays; beside the other suites it would stall
+/// their tasks, and they would take threads it means to hold.
+@Suite("Items fetched over HTTP beside a held thread pool", .tier(.alone), .timeLimit(.minutes(1)))
+struct RemoteItemPoolTests {
+    @Test("a download goes on while every thread of Swift's shared pool is held by someone else")
+    func downloadsDoNotNeedTheSharedPool() async throws {
+        let server = try await serving(["join-1"])
+        let engine = queued([server.url("/join-1.mp3")], on: NullSink(pacing: .unpaced))
+        let finished = DispatchSemaphore(value: 0)
+        engine.listen { event in
+            if event == .queueFinished { finished.signal() }
+        }
+        // One task per pool thread, each holding its thread until the queue has played (or 10 s have passed).
+        let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task.detached {
+                let played = finished.wait(timeout: .now() + 10) == .success
+                finished.signal()
+                return played
+            }
+        }
+        engine.play()
+        for holder in holders {
+            #expect(await holder.value, "the item did not play while the pool was held")
+        }
+        engine.shutdown()
+        try await server.stop()
     }
 }

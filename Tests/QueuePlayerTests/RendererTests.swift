@@ -1,9 +1,10 @@
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
-@Suite("Renderer: the one render path every sink shares")
+@Suite("Renderer: the one render path every sink shares", .tier(.deterministic))
 struct RendererTests {
     /// Writes `frames` frames into the renderer, each sample valued by its frame index, and returns the values.
     @discardableResult

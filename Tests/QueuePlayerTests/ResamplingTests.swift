@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -22,7 +23,7 @@ private func rmsDecibels(_ samples: [Float]) -> Double {
     return 10 * log10(meanSquare)
 }
 
-@Suite("Items at another rate than the output's are resampled (libsoxr)")
+@Suite("Items at another rate than the output's are resampled (libsoxr)", .tier(.deterministic))
 struct ResamplingTests {
     @Test("a 48 kHz tone played at 44.1 kHz keeps its pitch, its length and its level")
     func pitchLengthAndLevel() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -61,7 +62,9 @@ func events(
     return names
 }
 
-@Suite("Skipping and seeking drop what was decoded ahead, and nothing else")
+/// Alone: skips and seeks fired by a boundary observer into 1.5 s items on a real-time sink; under AddressSanitizer
+/// beside the other suites the observer of "advancing" was called after its item had ended (two fresh-clone CI runs).
+@Suite("Skipping and seeking drop what was decoded ahead, and nothing else", .tier(.alone))
 struct SkipAndSeekTests {
     @Test("advancing leaves the item at once and plays the next ones whole, with no finished event for it")
     func advance() async throws {

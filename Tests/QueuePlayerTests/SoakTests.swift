@@ -1,4 +1,5 @@
 import Foundation
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -6,10 +7,14 @@ import Testing
 /// The replayable soak (see ``Soak``). In every test run: a few minutes of audio under fixed seeds, and one seed
 /// run twice to show it replays. `scripts/soak` runs a long one (24 hours of audio by default) under a seed of its
 /// choosing, through `QUEUEPLAYER_SOAK_SECONDS` and `QUEUEPLAYER_SOAK_SEED`.
-@Suite("Soak: random commands against a model, on a stepped sink")
+///
+/// Alone: the soak renders as fast as it can on both cores; beside the real-time suites (and 10 times slower under
+/// ThreadSanitizer) it starved them of the CPU their timing needs.
+@Suite("Soak: random commands against a model, on a stepped sink", .tier(.alone))
 struct SoakTests {
-    @Test("ten minutes of audio with a command every few seconds: the player agrees with the model throughout",
-          arguments: [UInt64(1), 20_261_123])
+    @Test(
+        "ten minutes of audio with a command every few seconds: the player agrees with the model throughout",
+        arguments: [UInt64(1), 20_261_123])
     func soak(seed: UInt64) async throws {
         let report = try await runOnThread(Soak(seed: seed, audioSeconds: 600))
         print(report)

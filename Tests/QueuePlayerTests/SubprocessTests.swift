@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
-@Suite("The tests' helper processes")
+@Suite("The tests' helper processes", .tier(.deterministic))
 struct SubprocessTests {
     /// The paths this process holds open, read from /proc/self/fd.
     private static func openPaths() throws -> Set<String> {
@@ -11,7 +12,7 @@ struct SubprocessTests {
         return Set(descriptors.compactMap { try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") })
     }
 
-    /// Every helper a test runs must give back the descriptors of its output files, or a run of the server suites
+    /// Every helper a test runs must give back the descriptors of its output files, or a run of the alone tier
     /// exhausts a CI job's limit of 1,024 and later tests cannot open a file.
     @Test("a child's output files are not held open once it has started")
     func outputFilesClosed() throws {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
@@ -39,7 +40,7 @@ func observe(_ names: [String], every interval: MediaTime) async -> [MediaTime] 
     return values
 }
 
-@Suite("Periodic time observers report item time, frame-exact, in order")
+@Suite("Periodic time observers report item time, frame-exact, in order", .tier(.deterministic))
 struct TimeObserverTests {
     let tenMilliseconds = MediaTime(value: 10, timescale: 1000)
 

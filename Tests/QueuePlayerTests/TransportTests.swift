@@ -1,12 +1,13 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 @testable import QueuePlayer
 
 /// What the daemon and MPRIS need from the player, on the player itself: stop, previous with a history, items
 /// loaded while paused, a restored queue cued at its position, and entries named by id.
-@Suite("QueuePlayer: stop, previous, history, loading and restoring", .timeLimit(.minutes(1)))
+@Suite("QueuePlayer: stop, previous, history, loading and restoring", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct TransportTests {
     /// A player of fixtures; real-time pacing where a test acts while an item plays.
     private func player(_ names: String..., pacing: NullSink.Pacing = .unpaced) -> QueuePlayer {

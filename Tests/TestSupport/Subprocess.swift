@@ -46,7 +46,7 @@ public enum Subprocess {
     /// Starts `process` with its standard output (or /dev/null) and standard error written to files and its input
     /// from /dev/null, then closes this process's handles on the files: the child has its own, and Foundation's
     /// `Process` keeps the ones it is given open (two descriptors leaked a child were enough to exhaust a limit of
-    /// 1,024 in one run of the server suites).
+    /// 1,024 in one run of the alone tier).
     public static func start(_ process: Process, standardOutput: URL?, standardError: URL) throws {
         let output = try standardOutput.map { try FileHandle(forWritingTo: $0) }
         let error = try FileHandle(forWritingTo: standardError)

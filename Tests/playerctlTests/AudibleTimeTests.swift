@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// What `scripts/audible-time` prints, in milliseconds.
@@ -27,7 +28,9 @@ struct AudibleTimeReport: Decodable {
     let alignment: Alignment
 }
 
-@Suite("Reported time against what the null sink's monitor recorded", .serialized)
+/// Alone: it measures reported time against the recorded sound to a fraction of a millisecond; with both cores kept
+/// busy its p95 reached 1.6 ms, over its 1.5 ms bound.
+@Suite("Reported time against what the null sink's monitor recorded", .tier(.alone), .serialized)
 struct AudibleTimeTests {
     /// The bounds this test states for a debug build on a loaded 2-core machine, in milliseconds: |median| and p95
     /// of the reported time's error, and p99 of how late a 10 ms observer's call runs after its time was heard.

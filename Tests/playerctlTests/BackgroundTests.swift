@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// A manifest file declaring `modes`, in a temporary folder.
@@ -14,7 +15,7 @@ func manifestFile(modes: [String]) throws -> URL {
     return url
 }
 
-@Suite("Backgrounding the daemon, end to end on a PulseAudio null sink", .serialized)
+@Suite("Backgrounding the daemon, end to end on a PulseAudio null sink", .tier(.servers), .serialized)
 struct BackgroundTests {
     @Test("with the audio mode, playback goes on bit-exact in the background and the seed's lines are logged")
     func backgroundAudio() async throws {
@@ -211,7 +212,7 @@ struct BackgroundTests {
     }
 }
 
-@Suite("Background tasks in a child process")
+@Suite("Background tasks in a child process", .tier(.servers))
 struct BackgroundTaskProcessTests {
     static var probe: String {
         Fixtures.builtExecutable("LifecycleProbe").path

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// A control socket path of its own for one test.
@@ -30,7 +31,7 @@ func longestInnerSilence(_ samples: [Int16]) -> Int {
     return longest / 2
 }
 
-@Suite("The control socket and the playerctl verbs", .serialized)
+@Suite("The control socket and the playerctl verbs", .tier(.servers), .serialized)
 struct ControlSocketTests {
     @Test("with no daemon, a verb says 'No players found', names the socket and how to start one, and exits 1")
     func noPlayer() async {

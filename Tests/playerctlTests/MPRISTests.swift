@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// Runs Debian's `/usr/bin/playerctl -p queueplayer ARGUMENTS` on `bus`.
@@ -19,7 +20,7 @@ func busctl(_ bus: SessionBus, _ arguments: String...) async -> Subprocess.Resul
 private let mprisObject = ["org.mpris.MediaPlayer2.queueplayer", "/org/mpris/MediaPlayer2"]
 private let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
 
-@Suite("MPRIS2 on a private session bus, driven by the standard playerctl", .serialized)
+@Suite("MPRIS2 on a private session bus, driven by the standard playerctl", .tier(.servers), .serialized)
 struct MPRISTests {
     @Test("the standard playerctl's verbs, --follow, TrackList edits and introspection, checked on the monitor")
     func standardVerbs() async throws {

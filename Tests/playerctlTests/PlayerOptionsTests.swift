@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// Scripts written for the standard playerctl: its options before or after the verb, player selection, loop and
 /// shuffle, templates on every verb that prints.
-@Suite("The standard playerctl's options and verbs, on this daemon")
+@Suite("The standard playerctl's options and verbs, on this daemon", .tier(.servers))
 struct PlayerOptionsTests {
     @Test("every option and verb answers as the standard playerctl does for a single player named queueplayer")
     func optionsAndVerbs() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 extension SnapcastControl {
@@ -22,7 +23,8 @@ private func url(_ properties: [String: Any]) -> String {
     (properties["metadata"] as? [String: Any])?["url"] as? String ?? ""
 }
 
-@Suite("Snapcast's stream plugin: its clients see the daemon and control it", .serialized)
+/// Alone: snapserver runs the daemon's stream plugin, in real time.
+@Suite("Snapcast's stream plugin: its clients see the daemon and control it", .tier(.alone), .serialized)
 struct SnapcastPluginTests {
     @Test(
         "snapserver shows the item, state, volume and position; its controls reach the daemon, and playerctl's reach it",

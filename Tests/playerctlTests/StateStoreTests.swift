@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTiers
 import Testing
 
 /// Runs `playerctl VERB...` against `socket` and returns its standard output, trimmed.
@@ -8,7 +9,7 @@ func ask(_ socket: String, _ arguments: String...) async -> String {
     return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-@Suite("The durable state: restart and resume, SIGKILL and resume", .serialized)
+@Suite("The durable state: restart and resume, SIGKILL and resume", .tier(.servers), .serialized)
 struct StateStoreTests {
     let store = Subprocess.temporaryFile("sqlite").path
 
