@@ -20,30 +20,37 @@ public enum TestTier: String, CaseIterable, Sendable {
     /// The variable a run selects tiers with.
     public static let variable = "QUEUEPLAYER_TEST_TIERS"
 
-    /// The tiers this run selects. A name that is no tier stops the run, naming it and the tiers there are.
-    public static let selected: Set<TestTier> = {
+    /// A `QUEUEPLAYER_TEST_TIERS` that names no tier: the message names it and the tiers there are.
+    public struct UnknownTier: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The tiers this run selects. Throws ``UnknownTier`` for a name that is no tier, which fails every test that
+    /// asks, so a misspelt selection cannot pass for an empty one. Any thread.
+    public static func selected() throws -> Set<TestTier> {
         guard let value = ProcessInfo.processInfo.environment[variable] else { return [.deterministic] }
         if value == "all" { return Set(allCases) }
-        return Set(
-            value.split(separator: ",").map { name in
-                guard let tier = TestTier(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    let names = allCases.map(\.rawValue).joined(separator: ", ")
-                    fatalError("\(variable): '\(name)' is no test tier; give some of \(names), or all")
-                }
-                return tier
-            })
-    }()
+        var tiers: Set<TestTier> = []
+        for name in value.split(separator: ",") {
+            guard let tier = TestTier(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                let names = allCases.map(\.rawValue).joined(separator: ", ")
+                throw UnknownTier(description: "\(variable): '\(name)' is no test tier; give some of \(names), or all")
+            }
+            tiers.insert(tier)
+        }
+        return tiers
+    }
 
     /// Whether the tests run under a sanitizer: `QUEUEPLAYER_SANITIZER` is set (`scripts/sanitize` sets it).
     public static var isSanitized: Bool { ProcessInfo.processInfo.environment["QUEUEPLAYER_SANITIZER"] != nil }
 }
 
 extension Trait where Self == ConditionTrait {
-    /// Runs the suite or test when its tier is selected (``TestTier/selected``), and skips it otherwise, saying so.
+    /// Runs the suite or test when its tier is selected (``TestTier/selected()``), and skips it otherwise, saying so.
     /// Give a suite one tier: a condition on a suite holds for its tests too, so a test of another tier goes in a
     /// suite of its own.
     public static func tier(_ tier: TestTier) -> Self {
-        .enabled(if: TestTier.selected.contains(tier), "not in this run's test tiers (\(TestTier.variable))")
+        .enabled("not in this run's test tiers (\(TestTier.variable))") { try TestTier.selected().contains(tier) }
     }
 
     /// Skips the suite or test under a sanitizer, for `reason`: a measurement against the clock, which would measure
