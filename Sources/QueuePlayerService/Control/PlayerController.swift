@@ -216,6 +216,14 @@ package final class PlayerController: Sendable {
         }
     }
 
+    /// The snapshot at a position tick (inside its time observer's call, whose player is as it was at the tick's
+    /// time), or nil when the tick's item is no longer queued: it ended after the tick was due, and the change that
+    /// said so has been told, so the tick is old news that would otherwise be a subscriber's last word.
+    private func positionSnapshot() -> PlayerSnapshot? {
+        if let item = player.currentItem, player.entry(for: item) == nil { return nil }
+        return snapshot()
+    }
+
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
     private func currentEntry() -> CurrentEntry? {
         guard let item = player.loadCurrentItem(), let entry = player.entry(for: item) else { return nil }
@@ -235,8 +243,8 @@ package final class PlayerController: Sendable {
             player.addPeriodicTimeObserver(
                 forInterval: MediaTime(seconds: interval, preferredTimescale: 1000), queue: positionQueue
             ) { [weak self] _ in
-                guard let self else { return }
-                continuation.yield(snapshot())
+                guard let self, let snapshot = positionSnapshot() else { return }
+                continuation.yield(snapshot)
             }
         }
         continuation.onTermination = { [weak self, player, positionQueue] _ in
