@@ -103,6 +103,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
 
+    @Flag(help: "Start paused, as mpv's --pause does: the queue is there, and nothing is heard until `playerctl play`.")
+    var pause = false
+
     @Argument(
         help: ArgumentHelp(
             "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs) to play.",
@@ -110,6 +113,9 @@ struct DaemonCommand: AsyncParsableCommand {
     var items: [String] = []
 
     func validate() throws {
+        if pause && resume {
+            throw ValidationError("--pause and --resume ask for opposite starts; give one of them")
+        }
         if unpaced && sink != .null {
             throw ValidationError("--unpaced applies only to --sink null")
         }
@@ -166,7 +172,8 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         controller.onQuit { [player] in player.shutdown() }
         let service = PlaybackService(
-            player: player, controller: controller, application: application, startsPlaying: !restored || resume,
+            player: player, controller: controller, application: application,
+            startsPlaying: !pause && (!restored || resume),
             exitWhenEmpty: exitWhenEmpty,
             terminal: StatusLine.isAvailable ? STDOUT_FILENO : nil,
             backgroundLogInterval: lifecycle.backgroundLogInterval, stateURL: lifecycle.stateURL, logger: logger)

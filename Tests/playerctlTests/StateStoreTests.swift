@@ -71,6 +71,24 @@ struct StateStoreTests {
         #expect(await third.exitStatus() == 0)
     }
 
+    @Test("--pause starts on the first item, paused at its start, until play; beside --resume it is refused")
+    func startsPaused() async throws {
+        let socket = privateSocket("paused")
+        // Unpaced: a daemon that played at once would be through the item before this test could look.
+        let daemon = try self.daemon(socket, ["--unpaced", "--pause", Fixtures.mp3("join-1").path])
+        let states = try await DaemonStates(socket: socket)
+        let paused = await states.first { $0.status == "Paused" && $0.isOn("join-1") }
+        #expect(paused?.position == 0, "\(states.history)")
+        #expect(await control(socket, "play").status == 0)
+        #expect(await states.first { $0.status == "Stopped" && $0.current == nil } != nil, "\(states.history)")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await daemon.exitStatus() == 0)
+
+        let refused = await playerctl("daemon", "--sink", "null", "--pause", "--resume")
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("--pause and --resume"), "\(refused.standardError)")
+    }
+
     @Test("a restart restores remote items by their URLs, paused at the saved one and position, and plays them")
     func restartRestoresURLs() async throws {
         let server = try await HTTPTestServer(routes: [:])
