@@ -35,6 +35,13 @@ package final class SteppedSink: AudioSink {
     }
 
     private let stream = Mutex<Stream?>(nil)
+
+    /// What one render call gave, with the stream it was rendered for.
+    private struct Period {
+        var result: Renderer.Result
+        var sampleRate: Int
+        var renderer: Renderer
+    }
     /// Signalled whenever the stream starts, stops, pauses, resumes or gets frames after its end.
     private let changed = DispatchSemaphore(value: 0)
     /// Signalled by every flush: the engine carries out each restart by flushing (see `PlaybackEngine`).
@@ -100,23 +107,31 @@ package final class SteppedSink: AudioSink {
         var buffer = [Float](repeating: 0, count: periodFrames * Renderer.channelCount)
         var rendered = 0
         while rendered < frames {
-            guard let current = stream.withLock({ $0 }), !current.isPaused else {
+            let wanted = min(periodFrames, frames - rendered)
+            // Rendered under the stream's lock, as a sound server renders under its own: the engine opens the stream
+            // at an item's new rate and only then writes that item's frames, so frames rendered here are of the
+            // format read with them.
+            let period = stream.withLock { stream -> Period? in
+                guard let stream, !stream.isPaused else { return nil }
+                let result = buffer.withUnsafeMutableBufferPointer { pointer in
+                    let period = UnsafeMutableBufferPointer(rebasing: pointer[0..<(wanted * Renderer.channelCount)])
+                    var span = period.mutableSpan
+                    return stream.renderer.render(into: &span, underrun: .stopShort)
+                }
+                return Period(result: result, sampleRate: stream.format.sampleRate, renderer: stream.renderer)
+            }
+            guard let period else {
                 guard changed.wait(timeout: deadline) == .success else {
                     throw Stalled(rendered: rendered, wanted: frames, stream: describeStream())
                 }
                 continue
             }
-            let wanted = min(periodFrames, frames - rendered)
-            let result = buffer.withUnsafeMutableBufferPointer { pointer in
-                let period = UnsafeMutableBufferPointer(rebasing: pointer[0..<(wanted * Renderer.channelCount)])
-                var span = period.mutableSpan
-                return current.renderer.render(into: &span, underrun: .stopShort)
-            }
+            let result = period.result
             if result.frameCount > 0 {
                 try buffer.withUnsafeBufferPointer { pointer in
                     let count = result.frameCount * Renderer.channelCount
                     let samples = UnsafeBufferPointer(rebasing: pointer[0..<count])
-                    try body(samples, current.format.sampleRate)
+                    try body(samples, period.sampleRate)
                 }
                 rendered += result.frameCount
             }
@@ -126,7 +141,7 @@ package final class SteppedSink: AudioSink {
                 _ = changed.wait(timeout: deadline)
             } else {
                 // Frames written, the end marked, or the stream stopped, paused or restarted end the wait.
-                current.renderer.waitForFrames(timeout: deadline)
+                period.renderer.waitForFrames(timeout: deadline)
             }
             guard DispatchTime.now() < deadline else {
                 throw Stalled(rendered: rendered, wanted: frames, stream: describeStream())
