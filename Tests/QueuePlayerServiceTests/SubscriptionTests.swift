@@ -66,9 +66,7 @@ struct SubscriptionTests {
     }
 }
 
-/// Alone: a deadlock check that keeps a core busy (hundreds of cancellations, each on threads of their own); beside it,
-/// under ThreadSanitizer, timing tests of the engine lost their races (a CI run).
-@Suite("Subscriptions let go under load", .tier(.alone), .timeLimit(.minutes(1)))
+@Suite("Subscriptions let go under load", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct SubscriptionCancellationTests {
     @Test("a subscriber that goes away while position calls are under way is let go at once, hundreds of times over")
     func cancelledSubscriberIsLetGo() async throws {

@@ -330,9 +330,7 @@ struct BackgroundPolicyTests {
     }
 }
 
-/// Alone: a deadlock check that keeps a core busy (hundreds of cancellations, each on threads of their own); beside it,
-/// under ThreadSanitizer, timing tests of the engine lost their races (a CI run).
-@Suite("Application: streams let go under load", .tier(.alone))
+@Suite("Application: streams let go under load", .tier(.deterministic))
 struct ApplicationStreamTests {
     let applications = ApplicationTests()
 

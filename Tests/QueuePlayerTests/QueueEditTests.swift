@@ -6,11 +6,10 @@ import Testing
 
 @testable import QueuePlayer
 
-/// A decode-ahead ring of at least 4 s: the whole of a 1.5 s first item and the next are decoded moments after the
-/// start, so that an edit made once the test sees that lands while the first item plays, however late the test's
-/// task is scheduled. (With the default ring of 0.74 s, the next item is decoded ahead only in the first item's last
-/// 0.74 s, and a test task scheduled half a second late under load edited after the first item had ended.)
-let wholeItemsAhead = 176_400
+/// A decode-ahead ring of 4 s, before a 5 s first item: the next item is decoded about 1 s after the start, and an
+/// edit made once the test sees that lands while the first item plays as long as the test's task runs within the
+/// 4 s left, which it does on a loaded machine.
+let fourSecondsAhead = 176_400
 
 /// Reads the engine's events until the first item is being heard and the next one has been opened behind it (its
 /// ``PlaybackEvent/itemReady(_:)``: decoding has reached it), and returns the names of those heard.
@@ -34,44 +33,44 @@ func namesUntilQueueEnd(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) a
     return names
 }
 
-/// Alone: sample-exact edits of audio decoded ahead, on a real-time null sink, show the behaviour beside nothing else,
-/// and the load beside the other suites.
-@Suite("Queue edits while playing", .tier(.alone))
+@Suite("Queue edits while playing", .tier(.deterministic))
 struct QueueEditTests {
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
     func insertBetweenDecodedItems() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing(["join-1", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
+        let engine = playing(["stereo-44k-5s", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: fourSecondsAhead)
         var iterator = engine.events.makeAsyncIterator()
         var names = await untilNextIsDecoded(&iterator)
         let playingEntry = try #require(engine.queue().first)
         let inserted = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
-        #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-2.mp3", "join-3.mp3"])
+        #expect(engine.queue().map(\.url.lastPathComponent) == ["stereo-44k-5s.mp3", "join-2.mp3", "join-3.mp3"])
         #expect(inserted.count == 1)
         names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(
             names == [
-                "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
+                "start stereo-44k-5s", "end stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3",
+                "queue end",
             ])
-        let reference = try ["join-1", "join-2", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
+        let reference = try ["stereo-44k-5s", "join-2", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
         #expect(sampleDifference(sink.takeRecording(), reference) == nil)
     }
 
     @Test("removing the item decoded ahead drops it, and the one after follows sample-exact")
     func removeDecodedAhead() async throws {
         let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
-        let engine = playing(["join-1", "join-2", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: wholeItemsAhead)
+        let engine = playing(
+            ["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: fourSecondsAhead)
         var iterator = engine.events.makeAsyncIterator()
         var names = await untilNextIsDecoded(&iterator)
         let next = engine.queue()[1]
         #expect(next.url.lastPathComponent == "join-2.mp3")
         engine.remove(next)
-        #expect(engine.queue().map(\.url.lastPathComponent) == ["join-1.mp3", "join-3.mp3"])
+        #expect(engine.queue().map(\.url.lastPathComponent) == ["stereo-44k-5s.mp3", "join-3.mp3"])
         names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
-        #expect(names == ["start join-1", "end join-1", "start join-3", "end join-3", "queue end"])
-        let reference = try ["join-1", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
+        #expect(names == ["start stereo-44k-5s", "end stereo-44k-5s", "start join-3", "end join-3", "queue end"])
+        let reference = try ["stereo-44k-5s", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
         #expect(sampleDifference(sink.takeRecording(), reference) == nil)
     }
 

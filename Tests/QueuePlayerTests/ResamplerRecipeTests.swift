@@ -80,9 +80,7 @@ private func resampledTone(
     )
 }
 
-/// Alone: it computes and resamples seconds of tones, for seconds of a core under the sanitizers; beside it, under
-/// AddressSanitizer, a real-time skip test's boundary observer was called over a second late (a CI run).
-@Suite("libsoxr's 16-bit recipe keeps what a 16-bit stream can carry", .tier(.alone))
+@Suite("libsoxr's 16-bit recipe keeps what a 16-bit stream can carry", .tier(.deterministic))
 struct ResamplerRecipeTests {
     /// Each recipe's figures, 48 kHz to 44.1 kHz: the noise floor beside a 1 kHz tone, the passband (the gain at 19
     /// and 20 kHz), and what is left of a 23 kHz tone, above the output's Nyquist frequency (aliasing).

@@ -7,10 +7,7 @@ import Testing
 /// The replayable soak (see ``Soak``). In every test run: a few minutes of audio under fixed seeds, and one seed
 /// run twice to show it replays. `scripts/soak` runs a long one (24 hours of audio by default) under a seed of its
 /// choosing, through `QUEUEPLAYER_SOAK_SECONDS` and `QUEUEPLAYER_SOAK_SEED`.
-///
-/// Alone: the soak renders as fast as it can on both cores; beside the real-time suites (and 10 times slower under
-/// ThreadSanitizer) it starved them of the CPU their timing needs.
-@Suite("Soak: random commands against a model, on a stepped sink", .tier(.alone))
+@Suite("Soak: random commands against a model, on a stepped sink", .tier(.deterministic))
 struct SoakTests {
     @Test(
         "ten minutes of audio with a command every few seconds: the player agrees with the model throughout",

@@ -23,8 +23,7 @@ private func url(_ properties: [String: Any]) -> String {
     (properties["metadata"] as? [String: Any])?["url"] as? String ?? ""
 }
 
-/// Alone: snapserver runs the daemon's stream plugin, in real time.
-@Suite("Snapcast's stream plugin: its clients see the daemon and control it", .tier(.alone), .serialized)
+@Suite("Snapcast's stream plugin: its clients see the daemon and control it", .tier(.servers), .serialized)
 struct SnapcastPluginTests {
     @Test(
         "snapserver shows the item, state, volume and position; its controls reach the daemon, and playerctl's reach it",
