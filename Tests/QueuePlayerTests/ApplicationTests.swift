@@ -330,7 +330,9 @@ struct BackgroundPolicyTests {
     }
 }
 
-@Suite("Application: streams let go under load", .tier(.deterministic))
+/// Alone under a sanitizer: hundreds of cancellations, each on threads of their own, keep a core busy there, and
+/// beside them timing tests of the engine lost their races.
+@Suite("Application: streams let go under load", .tier(.deterministic, sanitized: .alone))
 struct ApplicationStreamTests {
     let applications = ApplicationTests()
 

@@ -7,7 +7,10 @@ import Testing
 /// The replayable soak (see ``Soak``). In every test run: a few minutes of audio under fixed seeds, and one seed
 /// run twice to show it replays. `scripts/soak` runs a long one (24 hours of audio by default) under a seed of its
 /// choosing, through `QUEUEPLAYER_SOAK_SECONDS` and `QUEUEPLAYER_SOAK_SEED`.
-@Suite("Soak: random commands against a model, on a stepped sink", .tier(.deterministic))
+///
+/// Alone under a sanitizer: it renders as fast as it can on both cores, 10 times slower there, and starved the
+/// real-time suites beside it.
+@Suite("Soak: random commands against a model, on a stepped sink", .tier(.deterministic, sanitized: .alone))
 struct SoakTests {
     @Test(
         "ten minutes of audio with a command every few seconds: the player agrees with the model throughout",

@@ -53,6 +53,12 @@ extension Trait where Self == ConditionTrait {
         .enabled("not in this run's test tiers (\(TestTier.variable))") { try TestTier.selected().contains(tier) }
     }
 
+    /// Runs the suite in `tier`, but in `sanitizedTier` under a sanitizer: for a suite that shares the machine
+    /// plainly, and whose load, ten times heavier under a sanitizer, starves the others there.
+    public static func tier(_ tier: TestTier, sanitized sanitizedTier: TestTier) -> Self {
+        .tier(TestTier.isSanitized ? sanitizedTier : tier)
+    }
+
     /// Skips the suite or test under a sanitizer, for `reason`: a measurement against the clock, which would measure
     /// the sanitizer, or code that replaces what the sanitizer itself interposes.
     public static func unsanitizable(_ reason: String) -> Self {
