@@ -24,10 +24,12 @@ public final class IcecastServer: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
         port = try LoopbackPort.free()
+        // Limits that no starved test process reaches: a listener may fall 100 s behind the source (which sends 10
+        // times faster than real time) and a source may go quiet for 30 s before Icecast drops either.
         let configuration = """
             <icecast>
-              <limits><clients>20</clients><sources>4</sources><source-timeout>5</source-timeout>
-                <queue-size>1048576</queue-size><burst-size>65536</burst-size></limits>
+              <limits><clients>20</clients><sources>4</sources><source-timeout>30</source-timeout>
+                <queue-size>16777216</queue-size><burst-size>65536</burst-size></limits>
               <authentication><source-password>\(sourcePassword)</source-password>
                 <admin-user>admin</admin-user><admin-password>\(sourcePassword)</admin-password></authentication>
               <hostname>127.0.0.1</hostname>
