@@ -33,9 +33,9 @@ func namesUntilQueueEnd(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) a
     return names
 }
 
-/// Alone under a sanitizer: each edit must land while a 5 s item plays on a real-time null sink, and under
-/// ThreadSanitizer beside the parallel tiers the test's task ran only after the item had ended.
-@Suite("Queue edits while playing", .tier(.deterministic, sanitized: .alone))
+/// Alone: each edit must land while a 5 s item plays on a real-time null sink, and beside the parallel tiers the
+/// test's task ran only after the item had ended (under ThreadSanitizer, and in 2 of 4 plain fresh-clone runs).
+@Suite("Queue edits while playing", .tier(.alone))
 struct QueueEditTests {
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
     func insertBetweenDecodedItems() async throws {
