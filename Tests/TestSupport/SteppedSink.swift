@@ -34,14 +34,14 @@ package final class SteppedSink: AudioSink {
         var isPaused: Bool
     }
 
-    private let stream = Mutex<Stream?>(nil)
-
     /// What one render call gave, with the stream it was rendered for.
     private struct Period {
         var result: Renderer.Result
         var sampleRate: Int
         var renderer: Renderer
     }
+
+    private let stream = Mutex<Stream?>(nil)
     /// Signalled whenever the stream starts, stops, pauses, resumes or gets frames after its end.
     private let changed = DispatchSemaphore(value: 0)
     /// Signalled by every flush: the engine carries out each restart by flushing (see `PlaybackEngine`).

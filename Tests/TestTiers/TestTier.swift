@@ -22,6 +22,7 @@ public enum TestTier: String, CaseIterable, Sendable {
 
     /// A `QUEUEPLAYER_TEST_TIERS` that names no tier: the message names it and the tiers there are.
     public struct UnknownTier: Error, CustomStringConvertible {
+        /// The name given, and the names there are; set once, read from any thread.
         public let description: String
     }
 
