@@ -135,6 +135,33 @@ struct RendererTests {
         #expect(after == Array(continued[(250 - 140) * 2..<(350 - 140) * 2]))
     }
 
+    @Test("a continuation written short of what was heard stops the render as at an end, and no silence is padded")
+    func continuationShortOfWhatWasHeard() {
+        // Frames 0..<400 are written and 250 heard; an edit marks the end, discards, and continues at frame 100.
+        // Its first write (frames 100..<140, all the ring had room for) ends the mark, but all of it was heard: a
+        // real-time render must wait for frame 250, not fill the wait with silence inside the item.
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 400)
+        _ = render(renderer, frames: 250, as: Float.self)
+        renderer.markEndOfStream()
+        renderer.discardWrittenFrames(continuing: 100)
+        write(renderer, frames: 40, startingAt: 100)
+        #expect(!renderer.takeAwaitedContinuation())
+        let (_, waiting) = render(renderer, frames: 64, as: Float.self)
+        #expect(waiting == .init(frameCount: 0, queuedFrameCount: 0, reachedEndOfStream: true))
+        #expect(renderer.underrunFrameCount == 0)
+        #expect(!renderer.hasRenderedEverything)
+        let continued = write(renderer, frames: 300, startingAt: 140)
+        #expect(renderer.takeAwaitedContinuation())
+        #expect(!renderer.takeAwaitedContinuation())
+        let (after, result) = render(renderer, frames: 100, as: Float.self)
+        #expect(result == .init(frameCount: 100, queuedFrameCount: 100, reachedEndOfStream: false))
+        #expect(after == Array(continued[(250 - 140) * 2..<(350 - 140) * 2]))
+        // Once past the skip, a ring that runs dry is an underrun again.
+        _ = render(renderer, frames: 100, as: Float.self)
+        #expect(renderer.underrunFrameCount == 10)
+    }
+
     @Test("on a sink whose flush drops unplayed frames, the continuation starts at the frame heard at the flush")
     func continuingDiscardAfterFlush() {
         let renderer = Renderer(bufferFrames: 1024)

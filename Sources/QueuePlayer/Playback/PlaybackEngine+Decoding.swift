@@ -214,7 +214,7 @@ extension PlaybackEngine {
                 failure = error
                 written = 0
             }
-            if written > 0, endIsMarked {
+            if written > 0, renderer.takeAwaitedContinuation() || endIsMarked {
                 endIsMarked = false
                 sink.resumeAfterEndOfStream()
             }

@@ -29,8 +29,9 @@ package final class Renderer: Sendable {
         package var frameCount: Int
         /// Of those, the frames that came from the queue (the rest is silence after an underrun).
         package var queuedFrameCount: Int
-        /// True when the queue has nothing more for now: the producer marked the end and the ring is empty.
-        /// The destination was not padded, so a sink can stop asking until `AudioSink/resumeAfterEndOfStream()`.
+        /// True when the queue has nothing more for now: the producer marked the end and the ring is empty, or the
+        /// new audio of a discard that continues the old has not yet reached what was heard of it. The destination
+        /// was not padded, so a sink can stop asking until `AudioSink/resumeAfterEndOfStream()`.
         package var reachedEndOfStream: Bool
     }
 
@@ -64,6 +65,8 @@ package final class Renderer: Sendable {
     private let framesAvailable = DispatchSemaphore(value: 0)
     /// Set by ``interruptFrameWait()`` for a consumer that is not waiting yet: its next wait returns at once.
     private let frameWaitInterrupted = Atomic<Bool>(false)
+    /// Set by a render that stopped inside a continuation's skip (see ``takeAwaitedContinuation()``).
+    private let continuationAwaited = Atomic<Bool>(false)
 
     /// The ring's size unless asked otherwise: 32,768 frames, about 0.75 s at 44.1 kHz (256 KiB of Float32).
     package static let defaultBufferFrames = 32_768
@@ -106,10 +109,14 @@ package final class Renderer: Sendable {
             ring.skip(to: target)
         }
         let gain = multipliesByGain.load(ordering: .relaxed) ? Float(bitPattern: gainBits.load(ordering: .relaxed)) : 1
-        let copiedSamples = ring.read(into: &destination, from: 0, gain: gain)
+        var copiedSamples = ring.read(into: &destination, from: 0, gain: gain)
+        let awaitsContinuation =
+            copiedSamples < destination.count && ring.consumedCount < target
+            && !readContinuation(into: &destination, copiedSamples: &copiedSamples, skippingTo: target, gain: gain)
         let copied = copiedSamples / channels
         let consumed = ring.consumedCount
-        let ended = copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)
+        let ended =
+            awaitsContinuation || copied < frames && consumed >= endOfStreamIndex.load(ordering: .acquiring)
         let written = ended || underrun == .stopShort ? copied : frames
         for index in copiedSamples..<(written * channels) {
             destination[index] = .silence
@@ -126,6 +133,29 @@ package final class Renderer: Sendable {
         position.publish(reading)
         signalWaiters(ringFrame: reading.ringFrames)
         return Result(frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended)
+    }
+
+    /// Reads on while the ring has run dry inside the skip of a continuation (the producer has not yet written
+    /// as far as what was heard). That is no underrun: the stream is not due yet, so nothing is padded. Returns
+    /// true when the destination is full or the skip is done (what follows is the ordinary stream), false when the
+    /// render must stop as at an end of the stream; ``takeAwaitedContinuation()`` then tells the producer's next
+    /// write to resume the sink. The flag is published before the ring is looked at again, and the producer
+    /// publishes its frames before it looks at the flag, each with a sequentially consistent fence between (as in
+    /// ``signalWaiters(ringFrame:)``): either this render sees the new frames, or the producer sees the flag.
+    private func readContinuation<Sample: PCMSample>(
+        into destination: inout MutableSpan<Sample>, copiedSamples: inout Int, skippingTo target: Int, gain: Float
+    ) -> Bool {
+        while copiedSamples < destination.count, ring.consumedCount < target {
+            guard endOfStreamIndex.load(ordering: .acquiring) == .max else { return false }
+            continuationAwaited.store(true, ordering: .sequentiallyConsistent)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            let before = ring.consumedCount
+            ring.skip(to: target)
+            copiedSamples += ring.read(into: &destination, from: copiedSamples, gain: gain)
+            if ring.consumedCount == before { return false }
+            continuationAwaited.store(false, ordering: .relaxed)
+        }
+        return true
     }
 
     /// Takes up a new discard: skip to where it asked, and past as much of a continuation as was heard of the old
@@ -242,6 +272,13 @@ package final class Renderer: Sendable {
         {
             framesAvailable.signal()
         }
+    }
+
+    /// True, once, when a render stopped to wait for the rest of a continuation (a discard's new audio had not yet
+    /// reached what was heard of the old; see ``discardWrittenFrames(continuing:heardThroughFrame:)``): the caller,
+    /// having just written, resumes the sink as after an end of the stream. Producer thread only, after a write.
+    func takeAwaitedContinuation() -> Bool {
+        continuationAwaited.exchange(false, ordering: .sequentiallyConsistent)
     }
 
     /// Free frames in the ring now.
