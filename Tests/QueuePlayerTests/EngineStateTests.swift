@@ -204,6 +204,20 @@ struct EngineStateTests {
         }
     }
 
+    @Test("a pause that finds playback not wanted reports no time, in every phase: it is no event")
+    func pauseWhenPausedReportsNothing() {
+        for phase in Self.phases {
+            var state = Self.state(in: phase)
+            let wasWanted = state.isPlaybackRequested
+            var effects = PlayerEffects()
+            state.pausePlayer(into: &effects)
+            #expect(effects.reportsTime == wasWanted, "pause in \(phase)")
+            var again = PlayerEffects()
+            state.pausePlayer(into: &again)
+            #expect(!again.reportsTime && again.actions.isEmpty, "a second pause in \(phase)")
+        }
+    }
+
     @Test("a seek replaced by another command is told false; shutting down tells the last one false")
     func replacedSeeksAreFailed() {
         var state = Self.state(in: .playing)

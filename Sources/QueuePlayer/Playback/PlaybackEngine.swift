@@ -233,6 +233,16 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
         }
     }
 
+    /// Adds `delta` to ``volume`` within 0...1, in one step, and returns the new volume. Any thread.
+    package func changeVolume(by delta: Float) -> Float {
+        let (volume, gain) = state.withLock { state in
+            state.volume = min(1, max(0, state.volume + delta))
+            return (state.volume, state.gain)
+        }
+        applyGain(gain)
+        return volume
+    }
+
     /// Silences playback without changing ``volume``. Any thread.
     package var isMuted: Bool {
         get { state.withLock { $0.isMuted } }

@@ -154,15 +154,17 @@ extension PlaybackEngine.State {
         effects.actions += play()
     }
 
-    /// Rate 0.
+    /// Rate 0. Paused already, nothing happens: no time is reported, as none changed.
     mutating func pausePlayer(into effects: inout PlayerEffects) {
+        let wasRequested = isPlaybackRequested
         effects.actions += pause()
-        effects.reportsTime = true
+        effects.reportsTime = effects.reportsTime || wasRequested
     }
 
     /// Rate 0, the current item back at its start, and stopped until the next play.
     mutating func stopPlayer(into effects: inout PlayerEffects) {
         pausePlayer(into: &effects)
+        effects.reportsTime = true
         player.isStopped = true
         _ = restartCurrentItem(atFrame: 0, completion: nil, into: &effects)
     }
