@@ -23,6 +23,8 @@ package final class PlayerController: Sendable {
     private let state = Mutex(ControllerState())
     /// Held while a snapshot is taken and told, so that subscribers never get an older one after a newer one.
     private let telling = Mutex(())
+    /// The path every command takes, one at a time (see ``execute(_:id:ifCurrentEntry:)``).
+    private let commandPath = Mutex(())
     /// Where subscriptions' position observers run.
     private let positionQueue = DispatchQueue(label: "queueplayer.subscription-positions")
 
@@ -316,29 +318,53 @@ package final class PlayerController: Sendable {
 
     /// Carries out `command` and returns the reply to send. A read replies and does nothing else; any other
     /// command is saved before the reply (an acknowledged edit survives a SIGKILL) and told to subscribers if it
-    /// changed anything. A command that fails changes nothing.
-    package func execute(_ command: ControlCommand, id: RequestID?) -> ControlReply {
+    /// changed anything. A command that fails changes nothing. With `ifCurrentEntry`, a command is ignored (and
+    /// replied to as done) unless that entry is current when its turn comes: MPRIS's `SetPosition` for a stale track.
+    ///
+    /// Every front end's commands take turns on one path: each is carried out, saved and told before the next
+    /// begins, so that a command that reads the player to act on it sees what the one before it did. The files an
+    /// `open`, `add` or `insert` names are checked before its turn (a folder of 10,000 files takes a while), so that
+    /// a `pause` sent meanwhile does not wait for them.
+    package func execute(_ command: ControlCommand, id: RequestID?, ifCurrentEntry: Int? = nil) -> ControlReply {
         do {
-            let queuedBefore = player.entryCount
-            var reply = try perform(command)
+            let files = try checkedFiles(for: command)
+            var reply = try commandPath.withLock { _ throws(ControlError) -> ControlReply in
+                if let ifCurrentEntry, snapshot().current?.id != ifCurrentEntry { return ControlReply() }
+                let queuedBefore = player.entryCount
+                let reply = try perform(command, files: files)
+                if !command.isRead {
+                    saveAll()
+                    broadcast()
+                    FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
+                }
+                return reply
+            }
             reply.id = id
             reply.ok = true
-            if !command.isRead {
-                saveAll()
-                broadcast()
-                FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
-            }
             return reply
         } catch {
             return .failure(id, error.description)
         }
     }
 
-    private func perform(_ command: ControlCommand) throws(ControlError) -> ControlReply {
+    /// The checked files of an `open`, `add` or `insert` (see ``checkedFiles(_:command:)``); none for the others.
+    private func checkedFiles(for command: ControlCommand) throws(ControlError) -> [URL] {
+        switch command {
+        case .open(let uri):
+            let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
+            return try checkedFiles([path], command: "open")
+        case .add(let items): return try checkedFiles(items, command: "add")
+        case .insert(let items, _): return try checkedFiles(items, command: "insert")
+        default: return []
+        }
+    }
+
+    /// Carries out `command` (with the files it names, checked) on the player. On the command path only.
+    private func perform(_ command: ControlCommand, files: [URL]) throws(ControlError) -> ControlReply {
         switch command {
         case .play: player.play()
         case .pause: player.pause()
-        case .playPause: player.playbackState == .playing ? player.pause() : player.play()
+        case .playPause: player.togglePlayPause()
         case .stop: player.stop()
         case .next: player.advanceToNextItem()
         case .previous: player.returnToPreviousItem()
@@ -346,16 +372,16 @@ package final class PlayerController: Sendable {
         case .position(let seconds, let relative): if let seconds { try seek(seconds, relative: relative) }
         case .volume(let level, let relative):
             if let level {
-                let target = relative ? Double(player.volume) + level : level
-                player.volume = Float(min(1, max(0, target)))
+                if relative {
+                    player.changeVolume(by: Float(level))
+                } else {
+                    player.volume = Float(min(1, max(0, level)))
+                }
             }
-        case .open(let uri): try open(uri)
-        case .add(let items):
-            return ControlReply(added: player.insert(try checkedFiles(items, command: "add"), after: nil).map(\.id))
-        case .insert(let items, let after):
-            let anchor = try entry(after, command: "insert")
-            let files = try checkedFiles(items, command: "insert")
-            return ControlReply(added: player.insert(files, after: anchor).map(\.id))
+        case .open: player.playNow(files)
+        case .add: return ControlReply(added: player.insert(files, after: nil).map(\.id))
+        case .insert(_, let after):
+            return ControlReply(added: player.insert(files, after: try entry(after, command: "insert")).map(\.id))
         case .remove(let id): player.remove(try entry(id, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .clear: player.removeAllItems()
@@ -389,15 +415,6 @@ package final class PlayerController: Sendable {
         let target = min(max(0, relative ? shown.seconds + seconds : seconds), length.seconds)
         player.seek(to: MediaTime(seconds: target, preferredTimescale: length.timescale))
         state.withLock { $0.jumps += 1 }
-    }
-
-    private func open(_ uri: String) throws(ControlError) {
-        let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
-        let urls = try checkedFiles([path], command: "open")
-        let current = player.entries().first
-        player.insert(urls, after: current)
-        if current != nil { player.advanceToNextItem() }
-        player.play()
     }
 
     /// The files and remote items `items` name (folders and playlists expanded), each file checked to be a readable

@@ -196,6 +196,7 @@ package final class MPRISBus: @unchecked Sendable {
     private func call(_ message: OpaquePointer, _ error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         let member = String(cString: sd_bus_message_get_member(message))
         let command: ControlCommand?
+        var ifCurrentEntry: Int?
         switch member {
         case "Raise": command = nil
         case "Quit": command = .quit
@@ -207,11 +208,9 @@ package final class MPRISBus: @unchecked Sendable {
         case "Play": command = .play
         case "Seek": command = .position(Double(readInt64(message)) / 1e6, relative: true)
         case "SetPosition":
-            let track = readString(message, type: "o")
-            let position = readInt64(message)
             // A stale track id (the item changed meanwhile) is ignored, as the specification asks.
-            let isCurrent = MPRISState.entryID(track) == controller.snapshot().current?.id
-            command = isCurrent ? .position(Double(position) / 1e6, relative: false) : nil
+            ifCurrentEntry = MPRISState.entryID(readString(message, type: "o")) ?? -1
+            command = .position(Double(readInt64(message)) / 1e6, relative: false)
         case "OpenUri": command = .open(readString(message, type: "s"))
         case "GetTracksMetadata": return replyTracksMetadata(message)
         case "AddTrack":
@@ -238,7 +237,7 @@ package final class MPRISBus: @unchecked Sendable {
                 controller.quit()
                 return result
             }
-            let reply = controller.execute(command, id: nil)
+            let reply = controller.execute(command, id: nil, ifCurrentEntry: ifCurrentEntry)
             if reply.ok != true {
                 return sd_bus_error_set(error, Self.errorName, reply.error ?? "refused")
             }
