@@ -1,19 +1,31 @@
-/// Somewhere decoded audio goes: a PulseAudio stream, or the in-process ``NullSink``. The engine's side of a sink;
-/// the package's own (tests add stepped sinks), so that the public API is the sinks a player is made with.
+/// Where a ``QueuePlayer``'s decoded audio goes: ``PulseAudioSink`` (PulseAudio, or PipeWire's pulse server),
+/// ``SnapcastSink`` (rooms), ``NullSink`` (no sound server), or a sink of your own. Choose one at run time and give
+/// it to the player's initializer as `any AudioSink` (<doc:ChoosingASink>).
+///
+/// The player owns its sink and calls it from its own threads. A sink pulls audio: ``start(format:renderer:paused:)``
+/// hands it a ``Renderer``, and from then on the sink's own thread (or its sound server's callback) calls
+/// ``Renderer/render(into:underrun:)`` whenever it wants frames, converting to `Float` or `Int16` as it asks.
 ///
 /// Contract:
-/// - ``start(format:renderer:paused:)`` opens output in one format and from then on pulls frames by calling
-///   `Renderer/render(into:underrun:)` from the sink's own thread. When a render reports the end of the stream,
-///   the sink stops asking until ``resumeAfterEndOfStream()``.
-/// - To change format: ``drain()``, ``stop()``, then ``start(format:renderer:paused:)`` again.
-/// - ``latencyFrames()`` counts frames handed over but not yet heard; the player subtracts it to report what is
-///   audible.
-/// - A failure after start (the server died) is reported once through the failure handler, on a thread of the
-///   sink's; the handler must not call back into the sink synchronously.
+/// - When a render reports ``Renderer/Result/reachedEndOfStream``, stop asking until ``resumeAfterEndOfStream()``:
+///   the queue has nothing more for now, and nothing was padded.
+/// - To change format the player calls ``drain()``, ``stop()``, then ``start(format:renderer:paused:)`` again.
+/// - ``latencyFrames()`` counts frames rendered but not yet heard: the player subtracts it to report the time heard,
+///   so it is what makes time observers exact.
+/// - A failure after start (the server went away) is told once through the failure handler, on a thread of the
+///   sink's; the player then calls ``reconnect()`` with growing waits until it returns, and starts a new stream.
 ///
-/// Threading: every method may be called from any thread except the sink's render thread; calls are serialised
-/// by the sink. Implementations are `Sendable`.
-package protocol AudioSink: AnyObject, Sendable {
+/// Real-time rules for the thread that renders (a sound card's deadline does not wait): between asking for frames
+/// and handing them on, do not allocate, take a lock, log, or make a system call that can block. Render into a buffer
+/// made before the stream starts. Wake other threads with `DispatchSemaphore.signal()` or atomics, never by waiting
+/// for them. An unpaced sink (one that no clock drives) renders with ``Renderer/UnderrunPolicy/stopShort`` and waits
+/// with ``Renderer/waitForFrames(minimumFrames:timeout:)``; ``stop()`` ends that wait with
+/// ``Renderer/interruptFrameWait()``.
+///
+/// Threading: the player calls the requirements from its threads (its decoding thread, and the caller of a command
+/// such as ``QueuePlayer/pause()``), sometimes two at once, never from the sink's render thread: a sink guards its
+/// own state. A handler the sink calls must not call back into the sink synchronously.
+public protocol AudioSink: AnyObject, Sendable {
     /// A name for logs, such as `PulseAudio (unix:/run/pulse/native)` or `null sink (unpaced)`.
     var name: String { get }
     /// The one sample rate the sink plays every item at (a sound server's), or nil when it opens its stream at each
@@ -66,17 +78,17 @@ package protocol AudioSink: AnyObject, Sendable {
 extension AudioSink {
     /// `Renderer/defaultBufferFrames`: with a sound server's own buffer it rides out a slow disk, and it keeps a
     /// playing daemon's memory down.
-    package var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
+    public var decodeAheadFrames: Int { Renderer.defaultBufferFrames }
 
     /// A pause stops what the sink holds from being heard.
-    package var playsOutWhilePaused: Bool { false }
+    public var playsOutWhilePaused: Bool { false }
 
     /// A sink with no volume of its own leaves the gain to the renderer, which multiplies the samples.
-    package func setGain(_ gain: Float) {}
+    public func setGain(_ gain: Float) {}
 
     /// A sink whose device is never suspended (an in-process sink) never calls the handler.
-    package func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
+    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {}
 
     /// A sink whose latency changes only as it renders has no reports to tell of: it never calls the handler.
-    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {}
+    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {}
 }

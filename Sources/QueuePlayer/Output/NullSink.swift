@@ -32,7 +32,7 @@ public final class NullSink: AudioSink {
     /// because the sink's thread drains the ring faster than it is filled and then sleeps until half of it is
     /// written again: each half costs a wake-up across CPUs, and with the default ring those wake-ups took 12% of
     /// a 600 s unpaced decode (BENCHMARKS.md).
-    package var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
+    public var decodeAheadFrames: Int { pacing == .unpaced ? 262_144 : Renderer.defaultBufferFrames }
 
     private let recording: SampleRing?
     private let thread = SinkThread<Stream>()
@@ -59,7 +59,7 @@ public final class NullSink: AudioSink {
 
     /// Stops any previous thread, then starts a thread that renders ``periodFrames`` a call from `renderer` (parked
     /// from the start when `paused`).
-    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         isPaused.store(paused, ordering: .releasing)
         let clock =
@@ -78,7 +78,7 @@ public final class NullSink: AudioSink {
 
     /// Parks the sink thread (true) or wakes it (false). In real time the clock stands at once, holding what it has
     /// not played until play; unpaced, what was rendered counts as heard.
-    package func setPaused(_ paused: Bool) {
+    public func setPaused(_ paused: Bool) {
         let stream = thread.current
         if paused {
             isPaused.store(true, ordering: .releasing)
@@ -92,13 +92,13 @@ public final class NullSink: AudioSink {
     }
 
     /// Does nothing: the null sink holds no frames it has not played.
-    package func flush() {}
+    public func flush() {}
 
     /// False: every frame rendered counts as heard.
-    package var flushDropsUnplayedFrames: Bool { false }
+    public var flushDropsUnplayedFrames: Bool { false }
 
     /// Waits until the sink thread has rendered (and recorded) everything up to the end of the stream.
-    package func drain() throws(AudioSinkError) {
+    public func drain() throws(AudioSinkError) {
         while let renderer = thread.current?.renderer {
             if renderer.hasRenderedEverything, thread.isAtEndOfStream.load(ordering: .acquiring) { return }
             _ = thread.reachedEnd.wait(timeout: .now() + .milliseconds(100))
@@ -106,28 +106,28 @@ public final class NullSink: AudioSink {
     }
 
     /// Wakes the sink thread after the renderer reported the end of the stream.
-    package func resumeAfterEndOfStream() {
+    public func resumeAfterEndOfStream() {
         thread.wake.signal()
     }
 
     /// In real time, the frames handed over that its clock has not played (nor the recording taken). Unpaced, 0
     /// between renders, and during a render that render's frames. Any thread but the sink's.
-    package func latencyFrames() -> Int {
+    public func latencyFrames() -> Int {
         guard pacing == .realTime else { return framesInFlight.load(ordering: .acquiring) }
         guard let stream = thread.current, let clock = stream.clock else { return 0 }
         return max(0, stream.renderer.position.read().sinkFrames - clock.playedFrames())
     }
 
     /// Stops the sink thread and waits until it has exited, so that no render call follows.
-    package func stop() {
+    public func stop() {
         thread.stop { $0.renderer.interruptFrameWait() }
     }
 
     /// Ignores the handler: the null sink cannot fail.
-    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {}
 
     /// Never disconnected: does nothing.
-    package func reconnect() throws(AudioSinkError) {}
+    public func reconnect() throws(AudioSinkError) {}
 
     /// Returns and forgets the recorded samples (interleaved stereo Float32), in render order.
     public func takeRecording() -> [Float] {

@@ -241,7 +241,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// ``AudioSinkError/Code/serverUnreachable`` while none answers. Does nothing while connected. The old stream,
     /// if any, is closed; `start(format:renderer:paused:)` opens a new one. Any thread but libpulse's; blocks until
     /// the server answers or refuses (milliseconds).
-    package func reconnect() throws(AudioSinkError) {
+    public func reconnect() throws(AudioSinkError) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         awaitFirstConnection()
@@ -298,7 +298,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// opened `paused` starts corked, so nothing is heard before ``setPaused(_:)``; an uncorked one starts once the
     /// server holds its prebuffer. Throws ``AudioSinkError/Code/streamFailed`` naming the format when the server
     /// refuses it.
-    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -396,7 +396,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// On PulseAudio, sets the stream's volume in the server (now, for what it holds too, and for every stream
     /// opened later); elsewhere only remembers it, as the renderer applies it. Does not wait for the server. Any
     /// thread but libpulse's.
-    package func setGain(_ gain: Float) {
+    public func setGain(_ gain: Float) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         self.gain = max(0, gain)
@@ -416,7 +416,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Corks or uncorks the stream and waits for the server to confirm. Nothing buffered is lost.
-    package func setPaused(_ paused: Bool) {
+    public func setPaused(_ paused: Bool) {
         withStream { stream in
             isCorked = paused
             waitFor(pa_stream_cork(stream, paused ? 1 : 0, Self.signalOnCompletion, mainloopPointer))
@@ -429,7 +429,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// around the flush and uncorked after it: flushing a stream the server is reading races its reads (mpv:
     /// "pa_stream_flush() works badly if not corked"), and PipeWire's server leaves a flushed stream inactive
     /// until it is uncorked (MPD#1219). A paused stream stays corked.
-    package func flush() {
+    public func flush() {
         withStream { stream in
             let wasCorked = isCorked
             if !wasCorked { waitFor(pa_stream_cork(stream, 1, Self.signalOnCompletion, mainloopPointer)) }
@@ -441,13 +441,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// True: the server's buffer for the stream is thrown away.
-    package var flushDropsUnplayedFrames: Bool { true }
+    public var flushDropsUnplayedFrames: Bool { true }
 
     /// Waits until the server has read every byte of the stream and its sink has played them, then confirms with
     /// `pa_stream_drain`. Servers whose sink never rewinds (a null sink with `norewinds=1`, as used to record the
     /// monitor) acknowledge a drain only once the stream buffer is already empty, so emptiness is awaited first,
     /// from the stream's timing information, on main loop timers. A corked stream waits until it is uncorked.
-    package func drain() throws(AudioSinkError) {
+    public func drain() throws(AudioSinkError) {
         let completed = withStream { stream -> Bool in
             var lastReadIndex: Int64 = -1
             var buffered: pa_usec_t = 0
@@ -492,7 +492,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Writes what the renderer now has and triggers playback, after the stream ran dry at an end of stream.
-    package func resumeAfterEndOfStream() {
+    public func resumeAfterEndOfStream() {
         withStream { stream in
             guard stoppedAtEndOfStream else { return }
             stoppedAtEndOfStream = false
@@ -506,13 +506,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Frames written but not yet heard, from the stream's latest timing report carried forward to now (see
-    /// ``StreamTimingReport``); 0 before the first report or with no stream. A report older than
-    /// ``timingRefreshMicroseconds`` is renewed in the background, so that the sink's own clock rate (which may
+    /// `StreamTimingReport`); 0 before the first report or with no stream. A report older than
+    /// `timingRefreshMicroseconds` is renewed in the background, so that the sink's own clock rate (which may
     /// differ from the nominal rate by 100 ppm) never accumulates.
     ///
     /// libpulse's own `pa_stream_get_latency` is not used: it smooths and refreshes on its own only every 1.5 s,
     /// and on the null sink it read 0.2–0.4 ms late against the monitor recording (`scripts/audible-time`).
-    package func latencyFrames() -> Int {
+    public func latencyFrames() -> Int {
         withStream { stream in
             if lostAt == nil {
                 requestFreshTimingIfStale(stream)
@@ -625,7 +625,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     static let stalledDrainMarginMicroseconds: pa_usec_t = 20_000
 
     /// Disconnects the stream. Once this returns, no render call is made. The server connection stays open.
-    package func stop() {
+    public func stop() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         closeStream()
@@ -648,14 +648,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// The handler runs on libpulse's thread with its lock held: it must hand the error on, not call the sink.
-    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         failureHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
     }
 
     /// The handler runs on libpulse's thread with its lock held: it must hand the news on, not call the sink.
-    package func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
+    public func setSuspensionHandler(_ handler: @escaping @Sendable (Bool) -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         suspensionHandler = handler
         pa_threaded_mainloop_unlock(mainloop)
@@ -663,7 +663,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// The handler is told of every timing report, on libpulse's thread with its lock held: it must hand the news
     /// on, not call the sink.
-    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
+    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
         pa_threaded_mainloop_lock(mainloop)
         timingHandler = handler
         pa_threaded_mainloop_unlock(mainloop)

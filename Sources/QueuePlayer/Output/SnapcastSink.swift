@@ -46,10 +46,10 @@ public final class SnapcastSink: AudioSink {
     /// The source's rate: every item is played at it.
     public var outputSampleRate: Int? { sampleRate }
     /// False: what was sent to the server is heard, and nothing sits in the sink to throw away.
-    package var flushDropsUnplayedFrames: Bool { false }
+    public var flushDropsUnplayedFrames: Bool { false }
 
     /// True: the rooms play on through Snapcast's buffer after a pause.
-    package var playsOutWhilePaused: Bool { true }
+    public var playsOutWhilePaused: Bool { true }
 
     private var address: String { host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)" }
 
@@ -83,7 +83,7 @@ public final class SnapcastSink: AudioSink {
 
     /// Connects if need be, then starts the thread that sends what `renderer` renders (parked from the start when
     /// `paused`). Throws when no server answers, or when `format` is not the source's.
-    package func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
+    public func start(format: AudioFormat, renderer: Renderer, paused: Bool) throws(AudioSinkError) {
         stop()
         guard format.sampleRate == sampleRate, format.channelCount == Renderer.channelCount else {
             throw AudioSinkError(
@@ -102,20 +102,20 @@ public final class SnapcastSink: AudioSink {
 
     /// Stops sending (true) or sends again (false); a pause first sends the runout of silence. The rooms play on
     /// through what they hold.
-    package func setPaused(_ paused: Bool) {
+    public func setPaused(_ paused: Bool) {
         isPaused.store(paused, ordering: .releasing)
         thread.wake.signal()
     }
 
     /// Drops nothing (what was sent is the server's, and the sink holds nothing unsent), but notes that the next
     /// frames are new audio, so that the moment the rooms start to hear them is told.
-    package func flush() {
+    public func flush() {
         flushed.store(true, ordering: .releasing)
     }
 
     /// Waits until the rooms have played everything up to the end of the stream. Throws if the connection is lost
     /// before it was all sent.
-    package func drain() throws(AudioSinkError) {
+    public func drain() throws(AudioSinkError) {
         while let renderer = thread.current?.renderer {
             guard renderer.hasRenderedEverything, thread.isAtEndOfStream.load(ordering: .acquiring) else {
                 _ = thread.reachedEnd.wait(timeout: .now() + .milliseconds(100))
@@ -132,12 +132,12 @@ public final class SnapcastSink: AudioSink {
     }
 
     /// Wakes the sink's thread after the renderer reported the end of the stream.
-    package func resumeAfterEndOfStream() {
+    public func resumeAfterEndOfStream() {
         thread.wake.signal()
     }
 
     /// The frames rendered that the rooms have not yet played. Any thread but the sink's.
-    package func latencyFrames() -> Int {
+    public func latencyFrames() -> Int {
         guard let stream = thread.current else { return 0 }
         let rendered = stream.renderer.position.read().sinkFrames
         let heard = schedule.heardFrames(by: DispatchTime.now().uptimeNanoseconds) ?? stream.startFrames
@@ -145,13 +145,13 @@ public final class SnapcastSink: AudioSink {
     }
 
     /// Stops the sink's thread and waits until it has exited. The connection stays open for the next stream.
-    package func stop() {
+    public func stop() {
         thread.stop()
     }
 
     /// Connects to the source unless connected; throws ``AudioSinkError/Code/serverUnreachable`` naming the
     /// address and the source line snapserver needs.
-    package func reconnect() throws(AudioSinkError) {
+    public func reconnect() throws(AudioSinkError) {
         _ = try connectedSocket()
     }
 
@@ -171,12 +171,12 @@ public final class SnapcastSink: AudioSink {
 
     /// Sets the closure told when the rooms start to hear frames after hearing none (a start, a resume, a seek),
     /// which the sink's latency alone cannot show ahead. Applies from the next start.
-    package func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
+    public func setTimingHandler(_ handler: @escaping @Sendable () -> Void) {
         timingHandler.withLock { $0 = handler }
     }
 
     /// Sets the closure told when the connection is lost during playback.
-    package func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
+    public func setFailureHandler(_ handler: @escaping @Sendable (AudioSinkError) -> Void) {
         failureHandler.withLock { $0 = handler }
     }
 

@@ -104,8 +104,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         self.init(items: items, sink: sink as any AudioSink, logger: logger, application: application)
     }
 
-    /// Creates a player on any sink of the package's, such as a test's stepped sink.
-    package init(
+    /// Creates a player that plays `items` into `sink`, paused until ``play()``; otherwise as the PulseAudio
+    /// initializer. For a sink chosen at run time, or one of your own (see ``AudioSink``). The player owns the
+    /// sink from now on: it starts, pauses and stops it, from its own threads.
+    public init(
         items: [PlayerItem] = [], sink: any AudioSink, logger: Logger, application: Application = .shared
     ) {
         engine = PlaybackEngine(sink: sink, logger: logger)

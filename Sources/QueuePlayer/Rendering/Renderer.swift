@@ -1,38 +1,40 @@
 import Dispatch
 import Synchronization
 
-/// The single render path shared by every sink: it copies decoded frames from the ring into the sink's buffer,
-/// converts them to the sink's sample type, and publishes how far rendering has come.
+/// The single render path shared by every sink: it copies decoded frames from the player's ring into the sink's
+/// buffer, converts them to the sink's sample type (``PCMSample``), and publishes how far rendering has come. The
+/// player makes one and hands it to ``AudioSink/start(format:renderer:paused:)``.
 ///
 /// Threads:
-/// - ``render(into:underrun:)`` is called by one sink thread at a time (the PulseAudio write callback, the `NullSink`
-///   thread, or a test). It only copies, converts, writes silence and touches atomics; it never allocates, locks,
-///   logs or blocks. Its wake-ups are `DispatchSemaphore.signal()` calls, which do not block and are made only
-///   when a waiter asked for one.
-/// - The decoding thread is the only producer (`write(_:)`, `markEndOfStream()`).
-/// - Any thread may read `position` and ask for a discard or a wake-up.
-package final class Renderer: Sendable {
+/// - ``render(into:underrun:)`` is called by one sink thread at a time (the PulseAudio write callback, the
+///   ``NullSink`` thread, a sink of your own). It only copies, converts, writes silence and touches atomics; it
+///   never allocates, locks, logs or blocks. Its wake-ups are `DispatchSemaphore.signal()` calls, which do not
+///   block and are made only when a waiter asked for one.
+/// - The player's decoding thread is the only producer.
+/// - Any thread may read ``renderedFrameCount`` and ``hasRenderedEverything``.
+public final class Renderer: Sendable {
     /// Samples a frame: every decoder delivers stereo.
-    package static let channelCount = 2
+    public static let channelCount = 2
 
     /// What to do when the ring runs dry before the end of the stream.
-    package enum UnderrunPolicy: Sendable {
+    public enum UnderrunPolicy: Sendable {
         /// Fill the rest with silence, as a sound card needs (the silence is counted as an underrun).
         case padWithSilence
-        /// Stop short; the caller waits with ``waitForFrames(timeout:)`` (sinks that are not paced by hardware).
+        /// Stop short; the caller waits with ``waitForFrames(minimumFrames:timeout:)`` (sinks that are not paced by
+        /// hardware).
         case stopShort
     }
 
     /// What one ``render(into:underrun:)`` call did.
-    package struct Result: Equatable, Sendable {
+    public struct Result: Equatable, Sendable {
         /// Frames written to the destination, silence included; the sink should play exactly these.
-        package var frameCount: Int
+        public var frameCount: Int
         /// Of those, the frames that came from the queue (the rest is silence after an underrun).
-        package var queuedFrameCount: Int
+        public var queuedFrameCount: Int
         /// True when the queue has nothing more for now: the producer marked the end and the ring is empty, or the
         /// new audio of a discard that continues the old has not yet reached what was heard of it. The destination
         /// was not padded, so a sink can stop asking until `AudioSink/resumeAfterEndOfStream()`.
-        package var reachedEndOfStream: Bool
+        public var reachedEndOfStream: Bool
     }
 
     let ring: SampleRing
@@ -69,7 +71,7 @@ package final class Renderer: Sendable {
     private let continuationAwaited = Atomic<Bool>(false)
 
     /// The ring's size unless asked otherwise: 32,768 frames, about 0.75 s at 44.1 kHz (256 KiB of Float32).
-    package static let defaultBufferFrames = 32_768
+    public static let defaultBufferFrames = 32_768
 
     /// Creates a renderer whose ring holds `bufferFrames` frames (rounded up to a power of two).
     package init(bufferFrames: Int = defaultBufferFrames) {
@@ -83,22 +85,27 @@ package final class Renderer: Sendable {
         set { gainBits.store(max(0, newValue).bitPattern, ordering: .relaxed) }
     }
 
-    /// Whether rendering multiplies the samples by ``gain`` (true, the default). A sink whose server applies the
-    /// gain to the stream itself (see `AudioSink/setGain(_:)`) turns it off, so that it is not applied twice; the
-    /// samples then go out as decoded. Any thread; applies from the next render.
-    package var appliesGain: Bool {
+    /// Whether rendering multiplies the samples by the player's gain (its volume, or 0 while muted): true, the
+    /// default. A sink whose server applies the gain to the stream itself (see ``AudioSink/setGain(_:)``) turns it
+    /// off, so that it is not applied twice; the samples then go out as decoded. Any thread; applies from the next
+    /// render.
+    public var appliesGain: Bool {
         get { multipliesByGain.load(ordering: .relaxed) }
         set { multipliesByGain.store(newValue, ordering: .relaxed) }
     }
 
+    /// Frames handed to the sink so far by ``render(into:underrun:)``, silence included: with what the sink has not
+    /// played yet, its ``AudioSink/latencyFrames()``. Any thread.
+    public var renderedFrameCount: Int { position.read().sinkFrames }
+
     /// Frames of silence written so far because the ring ran dry before the end of the stream (glitches).
-    package var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
+    public var underrunFrameCount: Int { underrunFrames.load(ordering: .relaxed) }
 
     // MARK: Render thread
 
     /// Fills `destination` (interleaved stereo) from the ring and returns what was written. On an underrun it
     /// follows `underrun`; at the end of the stream it always stops short. Audio callback safe (see the type).
-    package func render<Sample: PCMSample>(
+    public func render<Sample: PCMSample>(
         into destination: inout MutableSpan<Sample>, underrun: UnderrunPolicy = .padWithSilence
     ) -> Result {
         let channels = Self.channelCount
@@ -182,8 +189,8 @@ package final class Renderer: Sendable {
     /// a waiter stores its wish and then looks at the ring; the renderer stores the ring's indexes and then looks
     /// at the wish. Each side puts a sequentially consistent fence between its store and its load, so at least one
     /// of them sees the other's store (with acquire/release alone both could miss, and the waiter would sleep its
-    /// whole timeout). The same holds between ``write(_:)`` and ``waitForFrames(timeout:)``. A fence neither
-    /// allocates nor locks.
+    /// whole timeout). The same holds between `write(_:)` and ``waitForFrames(minimumFrames:timeout:)``. A fence
+    /// neither allocates nor locks.
     private func signalWaiters(ringFrame: Int) {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         let wanted = producerWantsFreeSamples.load(ordering: .acquiring)
@@ -202,13 +209,13 @@ package final class Renderer: Sendable {
     }
 
     /// Frames the ring holds when full; fixed at init. Any thread.
-    package var capacityFrames: Int { ring.capacity / Self.channelCount }
+    public var capacityFrames: Int { ring.capacity / Self.channelCount }
 
     /// Blocks a sink that is not paced by hardware until at least `minimumFrames` frames are readable (at most half
     /// the ring is waited for), the end of the stream is marked, or `timeout` passes. A sink that drains the ring
     /// faster than it is filled (an unpaced one) waits for a batch, and is then woken once a batch, not at every
     /// write. ``interruptFrameWait()`` ends it early. Not for audio callbacks: it blocks.
-    package func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
+    public func waitForFrames(minimumFrames: Int = 1, timeout: DispatchTime) {
         let wanted = min(max(1, minimumFrames), capacityFrames / 2) * Self.channelCount
         consumerWantsSamples.store(wanted, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
@@ -224,7 +231,7 @@ package final class Renderer: Sendable {
 
     /// Ends the consumer's ``waitForFrames(minimumFrames:timeout:)`` now, or its next one at once if it is not
     /// waiting yet: its stream changed (stopped, paused or started again), which no write tells it. Any thread.
-    package func interruptFrameWait() {
+    public func interruptFrameWait() {
         frameWaitInterrupted.store(true, ordering: .sequentiallyConsistent)
         let wanted = consumerWantsSamples.load(ordering: .sequentiallyConsistent)
         if wanted > 0,
@@ -311,8 +318,9 @@ package final class Renderer: Sendable {
         wakeConsumer()
     }
 
-    /// True when everything written has been rendered and the end is marked.
-    var hasRenderedEverything: Bool {
+    /// True when everything written has been rendered and the end is marked: a sink's ``AudioSink/drain()`` waits
+    /// for this, then for its own buffer to play out. Any thread.
+    public var hasRenderedEverything: Bool {
         ring.consumedCount >= endOfStreamIndex.load(ordering: .acquiring)
     }
 
