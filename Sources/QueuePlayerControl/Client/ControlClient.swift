@@ -37,7 +37,7 @@ package struct ControlClient: Sendable {
     /// Subscribes and calls `body`, on the event loop, with every state the daemon reports, until the daemon goes
     /// away.
     package func follow(_ body: @escaping @Sendable (PlayerSnapshot) -> Void) throws {
-        try exchange(ControlRequest(command: "subscribe")) { reply in
+        try exchange(ControlRequest(.subscribe(interval: nil))) { reply in
             if let state = reply.state { body(state) }
             return true
         }

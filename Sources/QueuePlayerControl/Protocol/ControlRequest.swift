@@ -1,25 +1,34 @@
 import FoundationEssentials
 
 /// One request on the control socket: a JSON object on one line, such as
-/// `{"id": 3, "command": "volume", "level": 0.5}`.
+/// `{"id": 3, "command": "volume", "level": 0.5}`: the request's `id` (any number or string, echoed in the reply)
+/// beside its command's name and fields (see ``ControlCommand``), in one object.
 ///
-/// `id` (any number or string) is echoed in the reply. The other fields depend on the command (see
-/// ``ControlCommand``); unknown fields are ignored, a field of the wrong type is an error naming it.
-package struct ControlRequest: Codable, Sendable {
+/// Client and server share this type, so a request is written and read by the same code: a client builds
+/// `ControlRequest(.volume(0.5, relative: false))`, never a name or a field by hand. Fields a command does not take
+/// are ignored; a missing field, or one of the wrong type, is an error naming it.
+package struct ControlRequest: Codable, Sendable, Equatable {
     package var id: RequestID?
-    package var command: String
-    package var seconds: Double?
-    package var level: Double?
-    package var relative: Bool?
-    package var uri: String?
-    package var items: [String]?
-    package var item: Int?
-    package var after: Int?
-    package var to: Int?
-    package var interval: Double?
+    package var command: ControlCommand
 
-    package init(command: String) {
+    package init(_ command: ControlCommand, id: RequestID? = nil) {
         self.command = command
+        self.id = id
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id
+    }
+
+    package init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(RequestID.self, forKey: .id)
+        command = try ControlCommand(from: decoder)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try command.encode(to: encoder)
     }
 }
 
@@ -47,7 +56,7 @@ package enum RequestID: Codable, Sendable, Equatable {
 }
 
 /// What a request asks for, checked.
-package enum ControlCommand: Sendable, Equatable {
+package enum ControlCommand: Sendable, Equatable, Codable {
     case play, pause, playPause, stop, next, previous, status, metadata, queue, clear
     case background, foreground, quit
     /// `subscribe`: state events after every change; with `interval` (seconds), also at every multiple of it in
@@ -63,12 +72,40 @@ package enum ControlCommand: Sendable, Equatable {
     case remove(Int)
     case move(Int, to: Int)
 
-    /// Every command name, for the error that names an unknown one.
-    package static let names = [
-        "play", "pause", "play-pause", "stop", "next", "previous", "status", "metadata", "queue", "clear",
-        "background", "foreground", "quit", "subscribe", "position", "volume", "open", "add", "insert", "remove",
-        "move",
-    ]
+    /// A command's name on the wire (the request's `command`), one per case.
+    package enum Name: String, CaseIterable, Sendable {
+        case play, pause
+        case playPause = "play-pause"
+        case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
+        case volume, open, add, insert, remove, move
+    }
+
+    /// The name this command is sent by.
+    package var name: Name {
+        switch self {
+        case .play: .play
+        case .pause: .pause
+        case .playPause: .playPause
+        case .stop: .stop
+        case .next: .next
+        case .previous: .previous
+        case .status: .status
+        case .metadata: .metadata
+        case .queue: .queue
+        case .clear: .clear
+        case .background: .background
+        case .foreground: .foreground
+        case .quit: .quit
+        case .subscribe: .subscribe
+        case .position: .position
+        case .volume: .volume
+        case .open: .open
+        case .add: .add
+        case .insert: .insert
+        case .remove: .remove
+        case .move: .move
+        }
+    }
 
     /// True for a command that checks files before it acts (`open`, `add`, `insert`): it may take a while.
     package var readsFiles: Bool {
@@ -89,48 +126,88 @@ package enum ControlCommand: Sendable, Equatable {
         }
     }
 
-    /// Checks `request`; throws a message naming what is missing or wrong.
-    package init(_ request: ControlRequest) throws(ControlError) {
-        func required<T>(_ value: T?, _ field: String, _ kind: String) throws(ControlError) -> T {
-            guard let value else { throw ControlError("\(request.command): needs '\(field)' (\(kind))") }
+    /// The fields of a request that commands take.
+    private enum Field: String, CodingKey {
+        case command, seconds, level, relative, uri, items, item, after, to, interval
+    }
+
+    /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
+    /// and the decoder's error for a field of the wrong type.
+    package init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: Field.self)
+        let spelled = try fields.decode(String.self, forKey: .command)
+        guard let name = Name(rawValue: spelled) else {
+            let names = Name.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ControlError("unknown command '\(spelled)'; the commands are \(names)")
+        }
+        func required<T: Decodable>(_ field: Field, _ kind: String) throws -> T {
+            guard let value = try fields.decodeIfPresent(T.self, forKey: field) else {
+                throw ControlError("\(spelled): needs '\(field.rawValue)' (\(kind))")
+            }
             return value
         }
-        switch request.command {
-        case "play": self = .play
-        case "pause": self = .pause
-        case "play-pause": self = .playPause
-        case "stop": self = .stop
-        case "next": self = .next
-        case "previous": self = .previous
-        case "status": self = .status
-        case "metadata": self = .metadata
-        case "queue": self = .queue
-        case "clear": self = .clear
-        case "background": self = .background
-        case "foreground": self = .foreground
-        case "quit": self = .quit
-        case "subscribe":
-            if let interval = request.interval, !(interval >= Self.shortestSubscriptionInterval) {
+        let relative = try fields.decodeIfPresent(Bool.self, forKey: .relative) ?? false
+        switch name {
+        case .play: self = .play
+        case .pause: self = .pause
+        case .playPause: self = .playPause
+        case .stop: self = .stop
+        case .next: self = .next
+        case .previous: self = .previous
+        case .status: self = .status
+        case .metadata: self = .metadata
+        case .queue: self = .queue
+        case .clear: self = .clear
+        case .background: self = .background
+        case .foreground: self = .foreground
+        case .quit: self = .quit
+        case .subscribe:
+            let interval = try fields.decodeIfPresent(Double.self, forKey: .interval)
+            if let interval, !(interval >= Self.shortestSubscriptionInterval) {
                 throw ControlError(
                     "subscribe: 'interval' must be at least \(Self.shortestSubscriptionInterval) seconds, or left out "
                         + "for events on changes only")
             }
-            self = .subscribe(interval: request.interval)
-        case "position": self = .position(request.seconds, relative: request.relative ?? false)
-        case "volume": self = .volume(request.level, relative: request.relative ?? false)
-        case "open": self = .open(try required(request.uri, "uri", "a file path, file:// URI or http(s) URL"))
-        case "add": self = .add(try required(request.items, "items", "an array of paths"))
-        case "insert":
-            self = .insert(
-                try required(request.items, "items", "an array of paths"),
-                after: try required(request.after, "after", "a queue id"))
-        case "remove": self = .remove(try required(request.item, "item", "a queue id"))
-        case "move":
-            self = .move(
-                try required(request.item, "item", "a queue id"), to: try required(request.to, "to", "a position"))
-        default:
-            throw ControlError(
-                "unknown command '\(request.command)'; the commands are \(Self.names.joined(separator: ", "))")
+            self = .subscribe(interval: interval)
+        case .position: self = .position(try fields.decodeIfPresent(Double.self, forKey: .seconds), relative: relative)
+        case .volume: self = .volume(try fields.decodeIfPresent(Double.self, forKey: .level), relative: relative)
+        case .open: self = .open(try required(.uri, "a file path, file:// URI or http(s) URL"))
+        case .add: self = .add(try required(.items, "an array of paths"))
+        case .insert:
+            self = .insert(try required(.items, "an array of paths"), after: try required(.after, "a queue id"))
+        case .remove: self = .remove(try required(.item, "a queue id"))
+        case .move: self = .move(try required(.item, "a queue id"), to: try required(.to, "a position"))
+        }
+    }
+
+    /// Writes the command's name and fields into a request's object.
+    package func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: Field.self)
+        try fields.encode(name.rawValue, forKey: .command)
+        switch self {
+        case .subscribe(let interval):
+            try fields.encodeIfPresent(interval, forKey: .interval)
+        case .position(let seconds, let relative):
+            try fields.encodeIfPresent(seconds, forKey: .seconds)
+            if relative { try fields.encode(true, forKey: .relative) }
+        case .volume(let level, let relative):
+            try fields.encodeIfPresent(level, forKey: .level)
+            if relative { try fields.encode(true, forKey: .relative) }
+        case .open(let uri):
+            try fields.encode(uri, forKey: .uri)
+        case .add(let items):
+            try fields.encode(items, forKey: .items)
+        case .insert(let items, let after):
+            try fields.encode(items, forKey: .items)
+            try fields.encode(after, forKey: .after)
+        case .remove(let id):
+            try fields.encode(id, forKey: .item)
+        case .move(let id, let position):
+            try fields.encode(id, forKey: .item)
+            try fields.encode(position, forKey: .to)
+        case .play, .pause, .playPause, .stop, .next, .previous, .status, .metadata, .queue, .clear, .background,
+            .foreground, .quit:
+            break
         }
     }
 }

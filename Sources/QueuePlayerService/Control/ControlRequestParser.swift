@@ -17,21 +17,25 @@ package enum ControlRequestParser {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             return .failure(nil, "request is not valid UTF-8; send one JSON object per line")
         }
-        let request: ControlRequest
         do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: Data(bytes))
+            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(bytes))
+            return .command(request.id, request.command)
         } catch {
-            return .failure(nil, describe(error))
+            // The reply names the request it refuses, when its id can be read.
+            let id = (try? JSONDecoder().decode(Identified.self, from: Data(bytes)))?.id
+            return .failure(id, describe(error))
         }
-        do {
-            return .command(request.id, try ControlCommand(request))
-        } catch {
-            return .failure(request.id, error.description)
-        }
+    }
+
+    /// A request's id alone.
+    private struct Identified: Decodable {
+        var id: RequestID?
     }
 
     private static func describe(_ error: any Error) -> String {
         switch error {
+        case let error as ControlError:
+            return error.description
         case DecodingError.keyNotFound(let key, _):
             return "request needs '\(key.stringValue)', such as {\"command\": \"status\"}"
         case DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty,

@@ -31,7 +31,7 @@ struct ClientOptions: ParsableArguments {
 
     /// True when a daemon answers on the socket.
     func daemonAnswers() -> Bool {
-        (try? client.send(ControlRequest(command: "status")))?.ok == true
+        (try? client.send(ControlRequest(.status)))?.ok == true
     }
 
     /// Prints every state the daemon reports whose rendering differs from the last one printed.

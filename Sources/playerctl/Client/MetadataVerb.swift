@@ -15,7 +15,7 @@ struct MetadataVerb: ParsableCommand {
     static let playerName = PlayerSelection.playerName
 
     func run() throws {
-        try output.print(ControlRequest(command: "metadata"), with: options, requiresItem: true) { render($0) }
+        try output.print(ControlRequest(.metadata), with: options, requiresItem: true) { render($0) }
     }
 
     /// What to print for `state` without a template, or nil when there is nothing (no item, or none of the keys).

@@ -4,79 +4,83 @@ import QueuePlayerControl
 /// A verb that sends one request with no arguments and prints nothing: play, pause, play-pause, stop, next,
 /// previous, clear, background, foreground, quit.
 protocol SimpleVerb: ParsableCommand {
-    static var command: String { get }
+    static var command: ControlCommand { get }
     var options: ClientOptions { get }
 }
 
 extension SimpleVerb {
     func run() throws {
-        _ = try options.call(ControlRequest(command: Self.command))
+        _ = try options.call(ControlRequest(Self.command))
     }
 }
 
 struct PlayVerb: SimpleVerb {
-    static let command = "play"
-    static let configuration = CommandConfiguration(commandName: command, abstract: "Start or resume playback.")
+    static let command = ControlCommand.play
+    static let configuration = CommandConfiguration(
+        commandName: command.name.rawValue, abstract: "Start or resume playback.")
     @OptionGroup var options: ClientOptions
 }
 
 struct PauseVerb: SimpleVerb {
-    static let command = "pause"
-    static let configuration = CommandConfiguration(commandName: command, abstract: "Pause playback.")
+    static let command = ControlCommand.pause
+    static let configuration = CommandConfiguration(commandName: command.name.rawValue, abstract: "Pause playback.")
     @OptionGroup var options: ClientOptions
 }
 
 struct PlayPauseVerb: SimpleVerb {
-    static let command = "play-pause"
-    static let configuration = CommandConfiguration(commandName: command, abstract: "Pause if playing, else play.")
+    static let command = ControlCommand.playPause
+    static let configuration = CommandConfiguration(
+        commandName: command.name.rawValue, abstract: "Pause if playing, else play.")
     @OptionGroup var options: ClientOptions
 }
 
 struct StopVerb: SimpleVerb {
-    static let command = "stop"
+    static let command = ControlCommand.stop
     static let configuration = CommandConfiguration(
-        commandName: command, abstract: "Stop playback: pause and go back to the start of the current item.")
+        commandName: command.name.rawValue,
+        abstract: "Stop playback: pause and go back to the start of the current item.")
     @OptionGroup var options: ClientOptions
 }
 
 struct NextVerb: SimpleVerb {
-    static let command = "next"
-    static let configuration = CommandConfiguration(commandName: command, abstract: "Skip to the next item.")
+    static let command = ControlCommand.next
+    static let configuration = CommandConfiguration(
+        commandName: command.name.rawValue, abstract: "Skip to the next item.")
     @OptionGroup var options: ClientOptions
 }
 
 struct PreviousVerb: SimpleVerb {
-    static let command = "previous"
+    static let command = ControlCommand.previous
     static let configuration = CommandConfiguration(
-        commandName: command,
+        commandName: command.name.rawValue,
         abstract: "Play the item heard or skipped before this one (or restart this one when there is none).")
     @OptionGroup var options: ClientOptions
 }
 
 struct ClearVerb: SimpleVerb {
-    static let command = "clear"
-    static let configuration = CommandConfiguration(commandName: command, abstract: "Empty the queue.")
+    static let command = ControlCommand.clear
+    static let configuration = CommandConfiguration(commandName: command.name.rawValue, abstract: "Empty the queue.")
     @OptionGroup var options: ClientOptions
 }
 
 struct BackgroundVerb: SimpleVerb {
-    static let command = "background"
+    static let command = ControlCommand.background
     static let configuration = CommandConfiguration(
-        commandName: command, abstract: "Flag the daemon backgrounded (as SIGUSR1 does).")
+        commandName: command.name.rawValue, abstract: "Flag the daemon backgrounded (as SIGUSR1 does).")
     @OptionGroup var options: ClientOptions
 }
 
 struct ForegroundVerb: SimpleVerb {
-    static let command = "foreground"
+    static let command = ControlCommand.foreground
     static let configuration = CommandConfiguration(
-        commandName: command, abstract: "Flag the daemon active again (as SIGUSR2 does).")
+        commandName: command.name.rawValue, abstract: "Flag the daemon active again (as SIGUSR2 does).")
     @OptionGroup var options: ClientOptions
 }
 
 struct QuitVerb: SimpleVerb {
-    static let command = "quit"
+    static let command = ControlCommand.quit
     static let configuration = CommandConfiguration(
-        commandName: command, abstract: "Stop the daemon cleanly (as SIGTERM does).")
+        commandName: command.name.rawValue, abstract: "Stop the daemon cleanly (as SIGTERM does).")
     @OptionGroup var options: ClientOptions
 }
 
@@ -87,7 +91,7 @@ struct StatusVerb: ParsableCommand {
     @OptionGroup var output: PrintOptions
 
     func run() throws {
-        try output.print(ControlRequest(command: "status"), with: options) { $0.status.rawValue }
+        try output.print(ControlRequest(.status), with: options) { $0.status.rawValue }
     }
 }
 
@@ -102,15 +106,12 @@ struct PositionVerb: ParsableCommand {
 
     func run() throws {
         guard let offset else {
-            try output.print(ControlRequest(command: "position"), with: options) {
+            try output.print(ControlRequest(.position(nil, relative: false)), with: options) {
                 fixedDecimals($0.position, places: 6)
             }
             return
         }
-        var request = ControlRequest(command: "position")
-        request.seconds = offset.value
-        request.relative = offset.relative
-        _ = try options.call(request)
+        _ = try options.call(ControlRequest(.position(offset.value, relative: offset.relative)))
     }
 }
 
@@ -124,15 +125,12 @@ struct VolumeVerb: ParsableCommand {
 
     func run() throws {
         guard let level else {
-            try output.print(ControlRequest(command: "volume"), with: options) {
+            try output.print(ControlRequest(.volume(nil, relative: false)), with: options) {
                 fixedDecimals($0.volume, places: 6)
             }
             return
         }
-        var request = ControlRequest(command: "volume")
-        request.level = level.value
-        request.relative = level.relative
-        _ = try options.call(request)
+        _ = try options.call(ControlRequest(.volume(level.value, relative: level.relative)))
     }
 }
 
@@ -154,10 +152,10 @@ protocol FixedSettingVerb: ParsableCommand {
 extension FixedSettingVerb {
     func run() throws {
         guard let value else {
-            try output.print(ControlRequest(command: "status"), with: options) { _ in Self.onlyValue }
+            try output.print(ControlRequest(.status), with: options) { _ in Self.onlyValue }
             return
         }
-        _ = try options.call(ControlRequest(command: "status"))
+        _ = try options.call(ControlRequest(.status))
         guard value.lowercased() == Self.onlyValue.lowercased() else {
             let known = Self.knownValues.contains { $0.lowercased() == value.lowercased() }
             let values = Self.knownValues.joined(separator: ", ")

@@ -9,9 +9,7 @@ struct OpenVerb: ParsableCommand {
     @Argument(help: ArgumentHelp("The file to play.", valueName: "uri")) var uri: String
 
     func run() throws {
-        var request = ControlRequest(command: "open")
-        request.uri = absolutePath(uri)
-        _ = try options.call(request)
+        _ = try options.call(ControlRequest(.open(absolutePath(uri))))
     }
 }
 
@@ -25,9 +23,7 @@ struct AddVerb: ParsableCommand {
     var items: [String]
 
     func run() throws {
-        var request = ControlRequest(command: "add")
-        request.items = items.map(absolutePath)
-        for id in try options.call(request).added ?? [] { print(id) }
+        for id in try options.call(ControlRequest(.add(items.map(absolutePath)))).added ?? [] { print(id) }
     }
 }
 
@@ -42,9 +38,7 @@ struct InsertVerb: ParsableCommand {
     var items: [String]
 
     func run() throws {
-        var request = ControlRequest(command: "insert")
-        request.items = items.map(absolutePath)
-        request.after = after
+        let request = ControlRequest(.insert(items.map(absolutePath), after: after))
         for id in try options.call(request).added ?? [] { print(id) }
     }
 }
@@ -56,9 +50,7 @@ struct RemoveVerb: ParsableCommand {
     @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
 
     func run() throws {
-        var request = ControlRequest(command: "remove")
-        request.item = id
-        _ = try options.call(request)
+        _ = try options.call(ControlRequest(.remove(id)))
     }
 }
 
@@ -70,10 +62,7 @@ struct MoveVerb: ParsableCommand {
     @Option(help: ArgumentHelp("The new position, counting the current item as 1.", valueName: "pos")) var to: Int
 
     func run() throws {
-        var request = ControlRequest(command: "move")
-        request.item = id
-        request.to = to
-        _ = try options.call(request)
+        _ = try options.call(ControlRequest(.move(id, to: to)))
     }
 }
 
@@ -83,7 +72,7 @@ struct QueueVerb: ParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() throws {
-        for line in try options.call(ControlRequest(command: "queue")).queue ?? [] {
+        for line in try options.call(ControlRequest(.queue)).queue ?? [] {
             print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)")
         }
     }

@@ -43,32 +43,27 @@ struct SnapcastPluginRequest: Decodable {
     }
 
     private var control: Meaning {
-        let commands = [
-            "play": "play", "pause": "pause", "playPause": "play-pause", "stop": "stop", "next": "next",
-            "previous": "previous",
+        let commands: [String: ControlCommand] = [
+            "play": .play, "pause": .pause, "playPause": .playPause, "stop": .stop, "next": .next,
+            "previous": .previous,
         ]
         let command = params?.command ?? ""
-        if let name = commands[command] { return .daemon(ControlRequest(command: name)) }
-        var request = ControlRequest(command: "position")
+        if let known = commands[command] { return .daemon(ControlRequest(known)) }
         switch command {
         case "setPosition":
             guard let position = params?.params?.position else { return missing("position", of: command) }
-            request.seconds = position
+            return .daemon(ControlRequest(.position(position, relative: false)))
         case "seek":
             guard let offset = params?.params?.offset else { return missing("offset", of: command) }
-            request.seconds = offset
-            request.relative = true
+            return .daemon(ControlRequest(.position(offset, relative: true)))
         default:
             return .refused(code: -32602, message: "unknown Control command \"\(command)\"")
         }
-        return .daemon(request)
     }
 
     private var setProperty: Meaning {
         if let volume = params?.volume {
-            var request = ControlRequest(command: "volume")
-            request.level = max(0, min(100, volume)) / 100
-            return .daemon(request)
+            return .daemon(ControlRequest(.volume(max(0, min(100, volume)) / 100, relative: false)))
         }
         if params?.loopStatus.map({ $0 != "none" }) ?? false {
             return .refused(code: -32602, message: "QueuePlayer plays its queue once and does not loop")
