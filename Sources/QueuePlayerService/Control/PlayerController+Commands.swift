@@ -1,0 +1,154 @@
+import Dispatch
+import FoundationEssentials
+import Logging
+import QueuePlayer
+import QueuePlayerControl
+import Synchronization
+
+/// The commands the front ends send, carried out one at a time on one path.
+extension PlayerController {
+    /// Carries out `command` and returns the reply to send. A read replies and does nothing else; any other
+    /// command is saved before the reply (an acknowledged edit survives a SIGKILL) and told to subscribers if it
+    /// changed anything. A command that fails changes nothing. With `ifCurrentEntry`, a command is ignored (and
+    /// replied to as done) unless that entry is current when its turn comes: MPRIS's `SetPosition` for a stale track.
+    ///
+    /// Every front end's commands take turns on one path: each is carried out, saved and told before the next
+    /// begins, so that a command that reads the player to act on it sees what the one before it did. The files an
+    /// `open`, `add` or `insert` names are checked before its turn (a folder of 10,000 files takes a while), so that
+    /// a `pause` sent meanwhile does not wait for them.
+    package func execute(_ command: ControlCommand, id: RequestID?, ifCurrentEntry: Int? = nil) -> ControlReply {
+        do {
+            let files = try checkedFiles(for: command)
+            var reply = try commandPath.withLock { _ throws(ControlError) -> ControlReply in
+                if let ifCurrentEntry, snapshot().current?.id != ifCurrentEntry { return ControlReply() }
+                let queuedBefore = player.entryCount
+                let reply = try perform(command, files: files)
+                if !command.isRead {
+                    saveAll()
+                    broadcast()
+                    FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
+                }
+                return reply
+            }
+            reply.id = id
+            reply.ok = true
+            return reply
+        } catch {
+            return .failure(id, error.description)
+        }
+    }
+
+    /// The checked files of an `open`, `add` or `insert` (see ``checkedFiles(_:command:)``); none for the others.
+    private func checkedFiles(for command: ControlCommand) throws(ControlError) -> [URL] {
+        switch command {
+        case .open(let uri):
+            let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
+            return try checkedFiles([path], command: "open")
+        case .add(let items): return try checkedFiles(items, command: "add")
+        case .insert(let items, _): return try checkedFiles(items, command: "insert")
+        default: return []
+        }
+    }
+
+    /// Carries out `command` (with the files it names, checked) on the player. On the command path only.
+    private func perform(_ command: ControlCommand, files: [URL]) throws(ControlError) -> ControlReply {
+        switch command {
+        case .play: player.play()
+        case .pause: player.pause()
+        case .playPause: player.togglePlayPause()
+        case .stop: player.stop()
+        case .next: player.advanceToNextItem()
+        case .previous: player.returnToPreviousItem()
+        case .status, .metadata, .subscribe: break
+        case .position(let seconds, let relative): if let seconds { try seek(seconds, relative: relative) }
+        case .volume(let level, let relative):
+            if let level {
+                if relative {
+                    player.changeVolume(by: Float(level))
+                } else {
+                    player.volume = Float(min(1, max(0, level)))
+                }
+            }
+        case .open: player.playNow(files)
+        case .add: return ControlReply(added: player.insert(files, after: nil).map(\.id))
+        case .insert(_, let after):
+            return ControlReply(added: player.insert(files, after: try entry(after, command: "insert")).map(\.id))
+        case .remove(let id): player.remove(try entry(id, command: "remove"))
+        case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
+        case .clear: player.removeAllItems()
+        case .queue:
+            let entries = player.entries()
+            return ControlReply(
+                queue: entries.enumerated().map { index, entry in
+                    EntryLine(id: entry.id, url: entry.location, current: index == 0)
+                })
+        case .background: application.enterBackground()
+        case .foreground: application.enterForeground()
+        case .quit: quit()
+        }
+        return ControlReply(state: snapshot())
+    }
+
+    private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {
+        guard seconds.isFinite else { throw ControlError("position: '\(seconds)' is not a number of seconds") }
+        guard let shown = currentEntry() else { throw ControlError("position: nothing is queued") }
+        guard !shown.item.isLive else {
+            throw ControlError("position: \(shown.entry.location) is a live stream, which cannot be sought in")
+        }
+        guard shown.isSeekable else {
+            throw ControlError(
+                "position: \(shown.entry.location) cannot be sought in: its server does not serve byte ranges; "
+                    + "download it and queue the file to seek in it")
+        }
+        guard case let length = shown.item.duration, length.isNumeric else {
+            throw ControlError("position: \(shown.entry.location) cannot be read, so it cannot be sought in")
+        }
+        let target = min(max(0, relative ? shown.seconds + seconds : seconds), length.seconds)
+        player.seek(to: MediaTime(seconds: target, preferredTimescale: length.timescale))
+        state.withLock { $0.jumps += 1 }
+    }
+
+    /// The files and remote items `items` name (folders and playlists expanded), each file checked to be a readable
+    /// MP3; or an error naming the first that is missing, unreadable or not MP3, or a folder or playlist that gave
+    /// nothing, with nothing queued. A remote item is not fetched here: it fails alone, in its place, when played.
+    private func checkedFiles(_ items: [String], command: String) throws(ControlError) -> [URL] {
+        guard !items.isEmpty else { throw ControlError("\(command): give at least one file or folder") }
+        // A URL is queued as it is, or refused by its scheme: ItemPaths tells which.
+        if let missing = items.first(where: { !$0.contains("://") && !FileManager.default.fileExists(atPath: $0) }) {
+            throw ControlError("\(command): no such file or folder: \(missing) (nothing was queued)")
+        }
+        let expansion = ItemPaths.expand(items)
+        if let problem = expansion.problems.first {
+            throw ControlError("\(command): \(problem) (nothing was queued)")
+        }
+        let files = expansion.files
+        guard !files.isEmpty else {
+            throw ControlError("\(command): \(items.joined(separator: ", ")) holds no .mp3 files (nothing was queued)")
+        }
+        if let failure = Self.firstUnplayable(files.filter(\.isFileURL)) {
+            throw ControlError("\(command): \(failure) (nothing was queued)")
+        }
+        return files
+    }
+
+    /// The error of the first of `files` (in their order) that is not a readable MP3, checked on every core: a
+    /// folder of 10,000 files is checked in a fraction of a second.
+    private static func firstUnplayable(_ files: [URL]) -> DecoderError? {
+        let failures = Mutex([Int: DecoderError]())
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            do throws(DecoderError) {
+                try PlayerItem.checkPlayable(files[index])
+            } catch {
+                failures.withLock { $0[index] = error }
+            }
+        }
+        return failures.withLock { failures in failures.min { $0.key < $1.key }?.value }
+    }
+
+    private func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
+        guard let entry = player.entries().first(where: { $0.id == id }) else {
+            throw ControlError("\(command): no queued item has id \(id); `playerctl queue` lists them")
+        }
+        return entry
+    }
+}

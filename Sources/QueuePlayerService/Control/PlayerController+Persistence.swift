@@ -1,0 +1,96 @@
+import Dispatch
+import FoundationEssentials
+import Logging
+import QueuePlayer
+import QueuePlayerControl
+import Synchronization
+
+/// The state store's side of the controller: what is restored at start, and what is saved when it changes.
+extension PlayerController {
+    /// Queues what `store` saved, cued at the saved item and position, with the saved volume and end-of-item
+    /// action; playback waits for `play`. Returns false when nothing was saved.
+    package func restore() -> Bool {
+        let saved: StateStore.Saved
+        do {
+            saved = try store.load()
+        } catch {
+            logger.error("cannot read the saved state in \(store.location): \(error); starting empty")
+            return false
+        }
+        player.volume = saved.volume
+        player.actionAtItemEnd = saved.holdsAtItemEnd ? .pause : .advance
+        player.restoreHistory(saved.history)
+        state.withLock { state in
+            state.savedHistory = saved.history
+            state.savedCheckpoint = Checkpoint(
+                positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
+                holdsAtItemEnd: saved.holdsAtItemEnd, isPlaying: saved.wasPlaying)
+        }
+        guard let first = saved.queue.first else { return false }
+        player.restore(saved.queue, startingAt: saved.position)
+        state.withLock { $0.savedQueue = saved.queue }
+        FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
+        let position = fixedDecimals(saved.positionSeconds, places: 2)
+        logger.info(
+            "restored \(saved.queue.count) queued item(s) from \(store.location): \(first.displayName) at \(position) s"
+        )
+        return true
+    }
+
+    /// Writes the queue, the history and the position to the store, where they changed since last written.
+    package func saveAll() {
+        saveQueue()
+        saveHistory()
+        checkpoint()
+    }
+
+    /// Records the position (and volume, end-of-item action, playing or not) in the store, unless that is what
+    /// it already holds.
+    package func checkpoint() {
+        // The time alone: reading the current item's tags here would scan its file at start-up, beside the
+        // decoding thread opening it.
+        let time = player.currentTime()
+        let checkpoint = Checkpoint(
+            positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
+            volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
+            isPlaying: player.isPlaybackRequested)
+        save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
+            try store.checkpoint(
+                positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
+                volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, isPlaying: checkpoint.isPlaying)
+        }
+    }
+
+    /// Writes the queue when it differs from what was written last (a 10,000-item queue takes milliseconds to
+    /// write; comparing takes microseconds).
+    private func saveQueue() {
+        save(player.entries(), as: \.savedQueue, what: "the queue") { try store.saveQueue($0) }
+    }
+
+    /// Writes the player's history when it differs from what was written last.
+    private func saveHistory() {
+        save(player.history(), as: \.savedHistory, what: "the history") { try store.saveHistory($0) }
+    }
+
+    /// Writes `value` with `write` unless `saved` already holds it, and records it there once written; a failure
+    /// is logged once, naming `what` and the store, and again only after a save of it has succeeded (a full disk
+    /// would otherwise log every checkpoint).
+    private func save<Value: Equatable>(
+        _ value: Value, as saved: WritableKeyPath<ControllerState, Value?>, what: String,
+        write: (Value) throws -> Void
+    ) {
+        guard state.withLock({ $0[keyPath: saved] != value }) else { return }
+        do {
+            try write(value)
+            let recovered = state.withLock { state in
+                state[keyPath: saved] = value
+                return state.failingSaves.remove(what) != nil
+            }
+            if recovered { logger.notice("\(what) is saved in \(store.location) again") }
+        } catch {
+            guard state.withLock({ $0.failingSaves.insert(what).inserted }) else { return }
+            logger.error(
+                "cannot save \(what) in \(store.location): \(error); playback goes on, and saving is retried")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Dispatch
+import FoundationEssentials
+import Logging
+import QueuePlayer
+import QueuePlayerControl
+import Synchronization
+
+/// What the controller tells: snapshots of the player, and the subscriptions that receive each change.
+extension PlayerController {
+    /// The snapshot and the queue, read together, as MPRIS publishes them. Any thread.
+    package func mprisState() -> MPRISState {
+        telling.withLock { _ in MPRISState(snapshot: snapshot(), queue: player.entries()) }
+    }
+
+    /// What the player is doing now. Paused before the first play, cued at a restored position, between items or
+    /// held at an item's end, it shows the item that plays next with its tags and length. Writes nothing.
+    package func snapshot() -> PlayerSnapshot {
+        let shown = currentEntry()
+        let jumps = state.withLock { $0.jumps }
+        let current = shown.map { shown in
+            EntryDetails(
+                id: shown.entry.id, url: shown.entry.location, title: shown.item.metadata.title,
+                artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length,
+                isSeekable: shown.isSeekable)
+        }
+        let status: PlaybackState =
+            switch player.playbackState {
+            case .stopped: .stopped
+            case .paused: .paused
+            case .playing: .playing
+            }
+        return PlayerSnapshot(
+            status: status, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
+            jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
+            waiting: player.reasonForWaitingToPlay.map(Self.describe))
+    }
+
+    /// The words a snapshot uses for why nothing is heard.
+    private static func describe(_ reason: QueuePlayer.WaitingReason) -> String {
+        switch reason {
+        case .noItemToPlay: "no item to play"
+        case .outputUnavailable: "output unavailable"
+        case .outputSuspended: "output suspended"
+        case .toMinimizeStalls: "buffering"
+        }
+    }
+
+    /// The snapshot at a position tick (inside its time observer's call, whose player is as it was at the tick's
+    /// time), or nil when the tick's item is no longer queued: it ended after the tick was due, and the change that
+    /// said so has been told, so the tick is old news that would otherwise be a subscriber's last word.
+    private func positionSnapshot() -> PlayerSnapshot? {
+        if let item = player.currentItem, player.entry(for: item) == nil { return nil }
+        return snapshot()
+    }
+
+    /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
+    func currentEntry() -> CurrentEntry? {
+        guard let item = player.loadCurrentItem(), let entry = player.entry(for: item) else { return nil }
+        return CurrentEntry(entry: entry, item: item, time: player.currentTime())
+    }
+
+    /// The snapshots from now on: one at once, then one after every change. With `positionInterval` (seconds), also
+    /// one at every multiple of it in the item's time while playing, and at pause, play and seek: for progress bars,
+    /// and for tests that follow playback closely. Those come from a periodic time observer, so they cost nothing
+    /// while paused, and a subscriber that does not ask for them (MPRIS, whose Position is read when asked for and
+    /// never signalled) is not woken as the position moves. They stop when the stream's consumer goes.
+    package func changes(positionInterval: Double? = nil) -> AsyncStream<PlayerSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PlayerSnapshot.self, bufferingPolicy: .bufferingNewest(16))
+        let id = subscribe { snapshot, _ in continuation.yield(snapshot) }
+        let positionObserver = positionInterval.map { interval in
+            player.addPeriodicTimeObserver(
+                forInterval: MediaTime(seconds: interval, preferredTimescale: 1000), queue: positionQueue
+            ) { [weak self] _ in
+                guard let self, let snapshot = positionSnapshot() else { return }
+                continuation.yield(snapshot)
+            }
+        }
+        continuation.onTermination = { [weak self, player, positionQueue] _ in
+            self?.unsubscribe(id)
+            guard let positionObserver else { return }
+            // Not removed here: when the consuming task is cancelled (its connection closed), this runs under the
+            // Swift runtime's lock on that task, which a position call in progress needs in order to yield, and the
+            // removal waits for that call (the daemon hung so). On the observer's own queue no call is in progress.
+            positionQueue.async { player.removeTimeObserver(positionObserver) }
+        }
+        return stream
+    }
+
+    /// What MPRIS publishes from now on: one at once, then one after every change of the snapshot or the queue,
+    /// each a snapshot with the queue read with it. They stop when the stream's consumer goes.
+    package func mprisStates() -> AsyncStream<MPRISState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MPRISState.self, bufferingPolicy: .bufferingNewest(16))
+        let id = subscribe { snapshot, queue in continuation.yield(MPRISState(snapshot: snapshot, queue: queue)) }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
+
+    /// Registers `tell` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
+    private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {
+        telling.withLock { _ in
+            let current = (snapshot: snapshot(), queue: player.entries())
+            let id = state.withLock { state in
+                defer { state.nextSubscriber += 1 }
+                state.subscribers[state.nextSubscriber] = tell
+                state.told = current
+                return state.nextSubscriber
+            }
+            tell(current.snapshot, current.queue)
+            return id
+        }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+
+    /// Tells subscribers the current snapshot, if it or the queue changed since they were last told. With no
+    /// subscriber, costs nothing.
+    package func broadcast() {
+        telling.withLock { _ in
+            guard !state.withLock({ $0.subscribers.isEmpty }) else { return }
+            let current = snapshot()
+            let queue = player.entries()
+            let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, [QueueEntry]) -> Void] in
+                if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
+                state.told = (current, queue)
+                return Array(state.subscribers.values)
+            }
+            for tell in subscribers { tell(current, queue) }
+        }
+    }
+
+    /// Notes what the player reported: what changed is saved and told.
+    package func note(_ event: PlaybackEvent) {
+        switch event {
+        case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
+            saveAll()
+        case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled,
+            .resumedAfterBuffering, .liveGap:
+            break
+        }
+        broadcast()
+    }
+}
