@@ -148,7 +148,13 @@ public final class NullSink: AudioSink {
             }
             if let clock {
                 // The next period is rendered once the clock has played what was handed over.
-                guard let anchor = clock.start() else { continue }
+                guard let anchor = clock.start() else {
+                    // Paused since the look above: the next turn parks. A clock paused under a sink that is not (a
+                    // pause and a play, or a start and a play, carried out at once on two threads, each setting one
+                    // of the two flags last) would otherwise spin this real-time thread: it runs again.
+                    if !isPaused.load(ordering: .acquiring) { clock.resume() }
+                    continue
+                }
                 let due = DispatchTime(
                     uptimeNanoseconds: anchor.nanoseconds
                         + DeviceClock.nanoseconds(for: handedOver - anchor.frames, rate: clock.sampleRate))
