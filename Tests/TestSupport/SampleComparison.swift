@@ -116,7 +116,9 @@ public func recordingDifference(
         heard.count >= reference.count - missing * 2
     else {
         let span = Array(heard.prefix(reference.count))
+        let glitches = glitchDescription(heard, in: reference).map { " (\($0))" } ?? ""
         return "from frame \(start / 2) of the recording: \(sampleDifference(span, reference) ?? "a second glitch")"
+            + glitches
     }
     let end = start + reference.count - missing * 2
     if let late = recording[end...].firstIndex(where: { $0 != 0 }) {
