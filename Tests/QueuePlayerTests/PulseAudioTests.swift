@@ -74,7 +74,12 @@ struct PulseAudioTests {
         engine.pause()
         let pausedAt = engine.status().elapsedFrames
         await recording.waitForFurther(26_460)
-        #expect(engine.status().elapsedFrames - pausedAt < 441, "the position moved while paused")
+        // Settled once the pause is heard: later readings (the first asks the server for a fresh report, as any
+        // reading does every half second) stand still, at the frame play resumes from.
+        let paused = engine.status().elapsedFrames
+        #expect(paused - pausedAt < 441, "the position moved while paused")
+        await recording.waitForFurther(8_820)
+        #expect(engine.status().elapsedFrames == paused, "the position moved while paused")
         engine.play()
         var played: [PlaybackEvent] = []
         while let event = await iterator.next() {
@@ -99,6 +104,7 @@ struct PulseAudioTests {
         let repeated = before.count / 2 + (droppedBefore ?? 0) - resumedAt
         let tolerance = kind.rewindsAtStreamStart ? 441 : 0
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
+        #expect(abs(resumedAt - paused) <= tolerance, "paused at frame \(paused), resumed at \(resumedAt)")
         let rest = Array(reference.dropFirst(resumedAt * 2))
         let droppedAfter = droppedFrames(after, in: rest, allowing: kind.droppedQuanta)
         #expect(

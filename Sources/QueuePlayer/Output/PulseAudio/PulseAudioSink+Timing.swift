@@ -11,7 +11,8 @@ import PosixThreads
 /// What is heard: the latency from the stream's timing reports, and the timer that keeps them fresh.
 extension PulseAudioSink {
     /// Frames written but not yet heard, from the stream's latest timing report carried forward to now (see
-    /// `StreamTimingReport`); 0 before the first report or with no stream. A report older than
+    /// `StreamTimingReport`); 0 before the first report or with no stream. While corked, the frames not yet read,
+    /// so that the paused position is the one play resumes from and stands still. A report older than
     /// `timingRefreshMicroseconds` is renewed in the background, so that the sink's own clock rate (which may
     /// differ from the nominal rate by 100 ppm) never accumulates.
     ///
@@ -31,7 +32,10 @@ extension PulseAudioSink {
             let reportPredatesSuspension = suspendedAt.map { Self.isEarlier(timing.timestamp, than: $0) } ?? false
             let report = StreamTimingReport(
                 writtenFrames: timing.write_index / bytesPerFrame, readFrames: timing.read_index / bytesPerFrame,
-                sinkMicroseconds: Int64(timing.sink_usec),
+                // Corked, the stream is read no further, and play resumes with the first frame not read: that is
+                // the frame heard while paused. The sink's own queue (played out or rewound) is no longer this
+                // stream's, and its latency, which moves with the sink's cycle, would move the paused position.
+                sinkMicroseconds: isCorked ? 0 : Int64(timing.sink_usec),
                 isAdvancing: timing.playing != 0 && !isCorked && (!isSuspended || reportPredatesSuspension))
             var now = timeval()
             if let lostAt {
