@@ -1,43 +1,13 @@
-import Dispatch
 import QueuePlayer
 import QueuePlayerControl
 import QueuePlayerService
-import Synchronization
 import TestSupport
 import TestTiers
 import Testing
 
+/// The commands that act on what they find (see CommandInterleavingTests for two front ends at once).
 @Suite("One command path for every front end", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct CommandPathTests {
-    /// Runs `body` on two threads at once, `rounds` times on each, as two front ends (the socket's event loop and
-    /// the D-Bus thread) do.
-    private func fromTwoFrontEnds(rounds: Int, _ body: @Sendable () -> Void) {
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            for _ in 0..<rounds { body() }
-        }
-    }
-
-    @Test("play-pause and relative volume sent from two front ends at once: no toggle and no step is lost")
-    func noLostUpdate() async throws {
-        let harness = try ServiceHarness(pacing: .realTime)
-        harness.add("stereo-44k-5s")
-        harness.run(.volume(0.25, relative: false))
-        #expect(harness.status.status == .paused)
-        // An even number of toggles ends where it began; a toggle lost to a read and an act in two steps (both
-        // front ends read Paused, both play) leaves it playing half the time.
-        let refused = Atomic<Int>(0)
-        fromTwoFrontEnds(rounds: 200) {
-            for command in [ControlCommand.playPause, .volume(0.001, relative: true)]
-            where harness.run(command).ok != true {
-                refused.add(1, ordering: .relaxed)
-            }
-        }
-        #expect(refused.load(ordering: .relaxed) == 0)
-        let status = harness.status
-        #expect(status.status == .paused)
-        #expect(abs(status.volume - 0.65) < 1e-4, "400 steps of 0.001 from 0.25")
-    }
-
     @Test("open queues after the current item and plays it now, the current one going to the history")
     func openPlaysNow() async throws {
         let harness = try ServiceHarness(pacing: .realTime)

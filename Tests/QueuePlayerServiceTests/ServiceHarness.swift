@@ -20,13 +20,15 @@ final class ServiceHarness: Sendable {
         try self.init(sink: NullSink(pacing: pacing), store: store)
     }
 
-    /// A harness playing into `sink`: a `SteppedSink` for a test that must know which frame is heard.
-    init(sink: any AudioSink, store: StateStore? = nil) throws {
+    /// A harness playing into `sink`: a `SteppedSink` for a test that must know which frame is heard. Commands take
+    /// turns on `commandPath`.
+    init(sink: any AudioSink, store: StateStore? = nil, commandPath: CommandPath = CommandPath()) throws {
         let logger = Logger(label: "test.service")
         let store = try store ?? StateStore()
         let application = Application()
         player = QueuePlayer(sink: sink, logger: logger, application: application)
-        controller = PlayerController(player: player, application: application, store: store, logger: logger)
+        controller = PlayerController(
+            player: player, application: application, store: store, logger: logger, commandPath: commandPath)
         self.store = store
         let (events, noted) = AsyncStream.makeStream(of: PlaybackEvent.self)
         self.events = events

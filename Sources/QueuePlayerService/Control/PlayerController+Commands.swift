@@ -19,10 +19,11 @@ extension PlayerController {
     package func execute(_ command: ControlCommand, id: RequestID?, ifCurrentEntry: Int? = nil) -> ControlReply {
         do {
             let files = try checkedFiles(for: command)
-            var reply = try commandPath.withLock { _ throws(ControlError) -> ControlReply in
+            var reply = try commandPath.take { () throws(ControlError) -> ControlReply in
                 if let ifCurrentEntry, snapshot().current?.id != ifCurrentEntry { return ControlReply() }
                 let queuedBefore = player.entryCount
                 let reply = try perform(command, files: files)
+                commandPath.reached(.carriedOut)
                 if !command.isRead {
                     saveAll()
                     broadcast()

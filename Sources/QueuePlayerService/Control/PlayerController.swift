@@ -24,7 +24,7 @@ package final class PlayerController: Sendable {
     /// Held while a snapshot is taken and told, so that subscribers never get an older one after a newer one.
     let telling = Mutex(())
     /// The path every command takes, one at a time (see ``execute(_:id:ifCurrentEntry:)``).
-    let commandPath = Mutex(())
+    let commandPath: CommandPath
     /// Where subscriptions' position observers run.
     let positionQueue = DispatchQueue(label: "queueplayer.subscription-positions")
 
@@ -70,8 +70,13 @@ package final class PlayerController: Sendable {
     }
 
     /// A controller of `player`, saving to `store`. `application` receives `background` and `foreground`.
-    package init(player: QueuePlayer, application: Application, store: StateStore, logger: Logger) {
+    /// `commandPath` is where commands take turns (a test passes one that it observes).
+    package init(
+        player: QueuePlayer, application: Application, store: StateStore, logger: Logger,
+        commandPath: CommandPath = CommandPath()
+    ) {
         self.player = player
+        self.commandPath = commandPath
         self.application = application
         self.store = store
         self.logger = logger

@@ -12,23 +12,23 @@ import QueuePlayer
 package final class StateStore: Sendable {
     /// What a restart restores.
     package struct Saved: Equatable {
-        var queue: [QueueEntry]
+        package var queue: [QueueEntry]
         /// Frames into the first entry of `queue`.
-        var positionFrames: Int
+        package var positionFrames: Int
         /// The same, in seconds (shown before the item is opened again).
-        var positionSeconds: Double
+        package var positionSeconds: Double
 
         /// The position as a time in the rate its frames count at (their ratio to the seconds), so that it is exact
         /// when the item plays at that rate again and converted when it does not (another sound server's rate).
-        var position: MediaTime {
+        package var position: MediaTime {
             guard positionFrames > 0, positionSeconds > 0 else { return .zero }
             let rate = (Double(positionFrames) / positionSeconds).rounded()
             return MediaTime(value: Int64(positionFrames), timescale: Int32(clamping: Int64(rate)))
         }
-        var volume: Float
-        var holdsAtItemEnd: Bool
-        var wasPlaying: Bool
-        var history: [URL]
+        package var volume: Float
+        package var holdsAtItemEnd: Bool
+        package var wasPlaying: Bool
+        package var history: [URL]
     }
 
     /// Where the store lives, as log lines name it: a file's path, or `memory` for an in-memory store.
