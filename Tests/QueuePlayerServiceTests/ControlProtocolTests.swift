@@ -42,7 +42,7 @@ struct ControlProtocolTests {
     func roundTrip() throws {
         for (command, json) in Self.examples {
             let written = try JSONEncoder().encode(ControlRequest(command, id: .number(3)))
-            let expected = try Self.object(Data(json.utf8)).mutableCopy() as! NSMutableDictionary
+            let expected = try #require(Self.object(Data(json.utf8)).mutableCopy() as? NSMutableDictionary)
             expected["id"] = 3
             #expect(try Self.object(written) == expected, "\(command)")
             guard case .command(let id, let read) = Self.parse(String(decoding: written, as: UTF8.self)) else {
