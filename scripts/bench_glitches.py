@@ -233,7 +233,12 @@ def start_server(server, folder):
     script = "pipewire-server" if server == "pipewire" else "pulse-server"
     path = os.path.join(ROOT, "scripts", script)
     subprocess.run([path, "stop", folder], check=False, capture_output=True)
-    return subprocess.run([path, "start", folder], check=True, capture_output=True, text=True).stdout.strip()
+    started = subprocess.run([path, "start", folder], capture_output=True, text=True)
+    if started.returncode != 0:
+        log = os.path.join(folder, "server.log")
+        tail = open(log, errors="replace").read()[-2000:] if os.path.exists(log) else "(no server.log)"
+        sys.exit(f"bench: scripts/{script} start {folder} failed: {started.stderr.strip()}\n{tail}")
+    return started.stdout.strip()
 
 
 def stop_server(server, folder):
