@@ -23,7 +23,7 @@ extension PlaybackEngine {
     /// The decoding thread: opens each queued item in turn and writes its frames into the ring, opening or
     /// reopening the sink when the format changes, and carries out skips and seeks. Blocks on file I/O and on a
     /// full ring; never on the sink's render thread. Every change of the engine's state is a transition of
-    /// ``State`` (PlaybackEngine+ThreadTransitions.swift).
+    /// ``State`` (EngineState+Threads.swift).
     func runDecoding() {
         var stream = StreamProgress()
         while !isShuttingDown {

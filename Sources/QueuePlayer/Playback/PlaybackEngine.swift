@@ -52,6 +52,8 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     let frameHeardAtLoss = Atomic<Int>(-1)
     /// The event thread waits for the sink's next timing report (its estimate of what is heard stands still).
     let timingReportAwaited = Atomic<Bool>(false)
+    /// Held while the gain is read from the state and handed to the renderer and the sink (``applyGain()``).
+    private let gainHandOff = Mutex(())
     /// Told each event before ``events`` is, on the thread that posts it, and before any observer time heard after
     /// it is dispatched: a ``QueuePlayer`` keeps its state in step with what is heard this way.
     let eventListener = Mutex<EventListener?>(nil)
@@ -224,41 +226,34 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// heard that much later. Any thread.
     package var volume: Float {
         get { state.withLock { $0.volume } }
-        set {
-            applyGain(
-                state.withLock { state -> Float in
-                    state.volume = max(0, newValue)
-                    return state.gain
-                })
-        }
+        set { carryOut(state.withLock { $0.setVolume(newValue) }) }
     }
 
     /// Adds `delta` to ``volume`` within 0...1, in one step, and returns the new volume. Any thread.
     package func changeVolume(by delta: Float) -> Float {
-        let (volume, gain) = state.withLock { state in
-            state.volume = min(1, max(0, state.volume + delta))
-            return (state.volume, state.gain)
+        let (volume, actions) = state.withLock { state in
+            let actions = state.changeVolume(by: delta)
+            return (state.volume, actions)
         }
-        applyGain(gain)
+        carryOut(actions)
         return volume
     }
 
     /// Silences playback without changing ``volume``. Any thread.
     package var isMuted: Bool {
         get { state.withLock { $0.isMuted } }
-        set {
-            applyGain(
-                state.withLock { state -> Float in
-                    state.isMuted = newValue
-                    return state.gain
-                })
-        }
+        set { carryOut(state.withLock { $0.setMuted(newValue) }) }
     }
 
-    /// Hands the gain to the renderer and to the sink, which decides which of them applies it.
-    private func applyGain(_ gain: Float) {
-        renderer.gain = gain
-        sink.setGain(gain)
+    /// Hands the state's gain, as it is now, to the renderer and to the sink, which decides which of them applies
+    /// it. Reading and handing on are one step under `gainHandOff`: two threads changing the volume at once could
+    /// otherwise hand on their gains in the other order and leave the older one applied.
+    private func applyGain() {
+        gainHandOff.withLock { _ in
+            let gain = state.withLock { $0.gain }
+            renderer.gain = gain
+            sink.setGain(gain)
+        }
     }
 
     /// Plays the first entry of ``queue()`` (the item being heard, or the one about to be) from `frame` (0-based,
@@ -379,6 +374,12 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
                 wakeDecoder()
             case .failSeeks(let completions):
                 completions.forEach { $0(false) }
+            case .finishSeeks(let completions):
+                completions.forEach { $0(true) }
+            case .reportTime:
+                reportCurrentTime()
+            case .applyGain:
+                applyGain()
             case .deactivateObservers(let observers):
                 observers.forEach { $0.deactivate() }
             case .stopEverything:

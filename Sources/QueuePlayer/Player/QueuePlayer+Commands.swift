@@ -11,12 +11,12 @@ extension QueuePlayer {
         // What play() reports before it starts, so that the time is where it starts. A toggle that turns out to
         // pause reports the same time once more, which an observer of times cannot tell from one report.
         if playbackState != .playing { engine.reportCurrentTime() }
-        let paused = transition { state, effects -> Bool in
+        let paused = transition { state, actions -> Bool in
             guard state.isPlaybackRequested, !state.player.isStopped, state.shownCurrentItem != nil else {
-                state.playPlayer(into: &effects)
+                state.playPlayer(into: &actions)
                 return false
             }
-            state.pausePlayer(into: &effects)
+            state.pausePlayer(into: &actions)
             return true
         }
         if paused { currentItem?.noteTime(currentTime()) }
@@ -37,11 +37,11 @@ extension QueuePlayer {
     public func playNow(_ urls: [URL]) -> [QueueEntry] {
         let items = urls.map(PlayerItem.init(url:))
         let audible = engine.audibleFrame()
-        return transition { state, effects in
+        return transition { state, actions in
             let current = state.firstInOrder
-            let entries = state.insertItems(items, after: current, audibleFrame: audible, into: &effects)
-            if current != nil, !entries.isEmpty { state.advancePlayer(into: &effects) }
-            state.playPlayer(into: &effects)
+            let entries = state.insertItems(items, after: current, audibleFrame: audible, into: &actions)
+            if current != nil, !entries.isEmpty { state.advancePlayer(into: &actions) }
+            state.playPlayer(into: &actions)
             return entries
         }
     }

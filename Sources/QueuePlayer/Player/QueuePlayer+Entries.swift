@@ -29,8 +29,8 @@ extension QueuePlayer {
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
         let items = urls.map(PlayerItem.init(url:))
         let audible = engine.audibleFrame()
-        return transition { state, effects in
-            state.insertItems(items, after: entry, audibleFrame: audible, into: &effects)
+        return transition { state, actions in
+            state.insertItems(items, after: entry, audibleFrame: audible, into: &actions)
         }
     }
 
@@ -38,15 +38,15 @@ extension QueuePlayer {
     /// cued at `start` (in any timescale: it is converted to the rate the item plays at, exactly when they agree):
     /// ``play()`` starts there, announced as the item's start. The rate stays 0. Any thread.
     public func restore(_ entries: [QueueEntry], startingAt start: MediaTime) {
-        transition { state, effects in state.restore(entries, startingAt: start, into: &effects) }
+        transition { state, actions in state.restore(entries, startingAt: start, into: &actions) }
     }
 
     /// Removes `entry`'s item (see ``remove(_:)-(PlayerItem)``); an entry no longer queued is ignored. Any thread.
     public func remove(_ entry: QueueEntry) {
         let audible = engine.audibleFrame()
-        transition { state, effects in
+        transition { state, actions in
             guard let item = state.player.items[entry.id] else { return }
-            state.removeItem(item, audibleFrame: audible, into: &effects)
+            state.removeItem(item, audibleFrame: audible, into: &actions)
         }
     }
 
@@ -56,6 +56,6 @@ extension QueuePlayer {
     @discardableResult
     public func move(_ entry: QueueEntry, to index: Int) -> Bool {
         let audible = engine.audibleFrame()
-        return transition { state, effects in state.moveEntry(entry, to: index, audibleFrame: audible, into: &effects) }
+        return transition { state, actions in state.moveEntry(entry, to: index, audibleFrame: audible, into: &actions) }
     }
 }

@@ -19,8 +19,8 @@ extension QueuePlayer {
                 post(.timedMetadata(item, metadata))
             }
         case .itemFinished(let entry):
-            let item = transition(isCommand: false) { state, effects in
-                state.playerHeardEnd(of: entry, finished: true, into: &effects)
+            let item = transition(isCommand: false) { state, actions in
+                state.playerHeardEnd(of: entry, finished: true, into: &actions)
             }
             if let item {
                 item.noteTime(item.duration)
@@ -28,8 +28,8 @@ extension QueuePlayer {
                 transition(isCommand: false) { state, _ in state.playerReleased(entry, failed: false) }
             }
         case .itemFailed(let entry, let error):
-            let item = transition(isCommand: false) { state, effects in
-                state.playerHeardEnd(of: entry, finished: false, into: &effects)
+            let item = transition(isCommand: false) { state, actions in
+                state.playerHeardEnd(of: entry, finished: false, into: &actions)
             }
             if let item {
                 item.markFailed(error)

@@ -26,7 +26,7 @@ extension QueuePlayer {
     /// Pauses and moves the current item back to its start; ``playbackState`` is `.stopped` until ``play()``.
     /// Any thread.
     public func stop() {
-        transition { state, effects in state.stopPlayer(into: &effects) }
+        transition { state, actions in state.stopPlayer(into: &actions) }
         currentItem?.noteTime(.zero)
     }
 
@@ -35,7 +35,7 @@ extension QueuePlayer {
     /// empty queue, the file is queued and played. Any thread.
     public func returnToPreviousItem() {
         let audible = engine.audibleFrame()
-        transition { state, effects in state.returnToPreviousItem(audibleFrame: audible, into: &effects) }
+        transition { state, actions in state.returnToPreviousItem(audibleFrame: audible, into: &actions) }
     }
 
     /// The files played to their end, failed or skipped, oldest first (at most ``historyLimit``): what

@@ -122,24 +122,22 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         engine.shutdown()
     }
 
-    /// Runs one of the player's transitions (PlayerTransitions.swift) on the engine's state, under its lock, then
-    /// does what it left, in order: the engine's actions, the time report of a pause, the seeks a cue took, and a
-    /// change of the current item, told to its observers. A command (`isCommand`) also makes observer pictures taken
-    /// before it stale, and property observers hear what it changed.
+    /// Runs one of the player's transitions (State/EngineState+Player.swift) on the engine's state, under its lock,
+    /// then carries out the actions it left, in order, and tells the current item's observers of a change of it. A
+    /// command (`isCommand`) also makes observer pictures taken before it stale, and property observers hear what it
+    /// changed.
     @discardableResult
     func transition<Result: Sendable>(
-        isCommand: Bool = true, _ body: (inout PlaybackEngine.State, inout PlayerEffects) -> Result
+        isCommand: Bool = true, _ body: (inout PlaybackEngine.State, inout [PlaybackEngine.Action]) -> Result
     ) -> Result {
-        let (result, effects, previous, current) = engine.state.withLock { state in
+        let (result, actions, previous, current) = engine.state.withLock { state in
             if isCommand { state.player.commandCount += 1 }
             let previous = state.player.currentItem
-            var effects = PlayerEffects()
-            let result = body(&state, &effects)
-            return (result, effects, previous, state.player.currentItem)
+            var actions: [PlaybackEngine.Action] = []
+            let result = body(&state, &actions)
+            return (result, actions, previous, state.player.currentItem)
         }
-        engine.carryOut(effects.actions)
-        if effects.reportsTime { engine.reportCurrentTime() }
-        for completion in effects.cuedSeeks { completion(true) }
+        engine.carryOut(actions)
         if previous !== current { tellCurrentItemChange(from: previous, to: current) }
         if isCommand { notifyPropertyObservers() }
         return result
@@ -174,23 +172,23 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// Queues `item` after `after` (nil: at the end). Does nothing when ``canInsert(_:after:)`` is false.
     public func insert(_ item: PlayerItem, after: PlayerItem?) {
         let audible = engine.audibleFrame()
-        transition { state, effects in state.insertItem(item, after: after, audibleFrame: audible, into: &effects) }
+        transition { state, actions in state.insertItem(item, after: after, audibleFrame: audible, into: &actions) }
     }
 
     /// Removes `item` from the queue; removing the current item plays the next one.
     public func remove(_ item: PlayerItem) {
         let audible = engine.audibleFrame()
-        transition { state, effects in state.removeItem(item, audibleFrame: audible, into: &effects) }
+        transition { state, actions in state.removeItem(item, audibleFrame: audible, into: &actions) }
     }
 
     /// Empties the queue; the current item becomes nil at once (its observers are told now).
     public func removeAllItems() {
-        transition { state, effects in state.removeAllItems(into: &effects) }
+        transition { state, actions in state.removeAllItems(into: &actions) }
     }
 
     /// Ends the current item and plays the next one. The item left goes into the ``history()``.
     public func advanceToNextItem() {
-        transition { state, effects in state.advancePlayer(into: &effects) }
+        transition { state, actions in state.advancePlayer(into: &actions) }
     }
 
     // MARK: Playback
@@ -199,19 +197,19 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     public func play() {
         // Reported before playback starts, so the time is where it starts.
         engine.reportCurrentTime()
-        transition { state, effects in state.playPlayer(into: &effects) }
+        transition { state, actions in state.playPlayer(into: &actions) }
     }
 
     /// Prepares the first play, as AVPlayer's `preroll(atRate:)` does: the current item and the output open,
     /// paused, and decoding runs ahead, so that ``play()`` is heard at once. The rate stays 0 and nothing is heard.
     /// Does nothing once playing has started. Any thread.
     public func preroll() {
-        transition { state, effects in effects.actions += state.preroll() }
+        transition { state, actions in actions += state.preroll() }
     }
 
     /// Sets the rate to 0.
     public func pause() {
-        transition { state, effects in state.pausePlayer(into: &effects) }
+        transition { state, actions in state.pausePlayer(into: &actions) }
         currentItem?.noteTime(currentTime())
     }
 
@@ -261,7 +259,7 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     /// What happens when the current item ends; `.advance` by default. Any thread.
     public var actionAtItemEnd: ActionAtItemEnd {
         get { read(\.player.actionAtItemEnd) }
-        set { transition { state, effects in state.setActionAtItemEnd(newValue, into: &effects) } }
+        set { transition { state, actions in state.setActionAtItemEnd(newValue, into: &actions) } }
     }
 
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
@@ -337,13 +335,13 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
             completion?(false)
             return false
         }
-        let accepted = transition { state, effects in
+        let accepted = transition { state, actions in
             guard state.shownCurrentItem === item else {
-                effects.actions.append(.failSeeks(completion.map { [$0] } ?? []))
+                actions.append(.failSeeks(completion.map { [$0] } ?? []))
                 return false
             }
             let frame = Int(clamping: max(0, frames.value))
-            return state.restartCurrentItem(atFrame: frame, completion: completion, into: &effects)
+            return state.restartCurrentItem(atFrame: frame, completion: completion, into: &actions)
         }
         guard accepted else { return false }
         item.noteTime(time)

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// The player's part of the engine's state (`PlaybackEngine/State/player`): the item each queued entry plays, the
 /// current item, and what the transport was told. It changes only in the player's transitions
-/// (PlayerTransitions.swift), under the engine's lock, in the same step as the queue and phase it depends on.
+/// (State/EngineState+Player.swift), under the engine's lock, in the same step as the queue and phase it depends on.
 struct PlayerModel {
     /// The items of the entries queued, and of the current item: nothing else is kept.
     var items: [Int: PlayerItem] = [:]

@@ -1,19 +1,9 @@
 import FoundationEssentials
 
-/// What a player transition leaves to be done once the engine's lock is released: the engine's actions, in order,
-/// then what only the player does (telling observers). A change of the current item is found by comparing the model
-/// before and after, so no transition reports it.
-struct PlayerEffects {
-    var actions: [PlaybackEngine.Action] = []
-    /// Playback paused: the periodic time observers are told the time it paused at.
-    var reportsTime = false
-    /// Seeks that took effect as a cue (nothing was being heard yet): told `true` at once.
-    var cuedSeeks: [@Sendable (Bool) -> Void] = []
-}
-
 /// The player's commands and its part of each event, as transitions of the engine's one state: each reads and
-/// changes the queue, the phase and the ``PlayerModel`` in one step under the engine's lock, and returns its work as
-/// ``PlayerEffects``.
+/// changes the queue, the phase and the ``PlayerModel`` in one step under the engine's lock, and appends what is left
+/// to do once the lock is released to `actions`, in order. A change of the current item is found by comparing the
+/// model before and after, so no transition reports it.
 extension PlaybackEngine.State {
     /// The queued items, the current one first (also when it is held at its end).
     var playerItems: [PlayerItem] {
@@ -65,10 +55,10 @@ extension PlaybackEngine.State {
 
     /// Queues `items` after `entry` (nil, or an entry no longer queued: at the end) and returns their entries.
     mutating func insertItems(
-        _ items: [PlayerItem], after entry: QueueEntry?, audibleFrame audible: Int, into effects: inout PlayerEffects
+        _ items: [PlayerItem], after entry: QueueEntry?, audibleFrame audible: Int, into actions: inout [Action]
     ) -> [QueueEntry] {
-        let (entries, actions) = insert(items.map(\.location), after: entry, audibleFrame: audible)
-        effects.actions += actions
+        let (entries, inserted) = insert(items.map(\.location), after: entry, audibleFrame: audible)
+        actions += inserted
         player.register(items, as: entries)
         return entries
     }
@@ -81,22 +71,22 @@ extension PlaybackEngine.State {
 
     /// Queues `item` after `after` (nil: at the end) unless ``canInsert(_:after:)`` says no.
     mutating func insertItem(
-        _ item: PlayerItem, after: PlayerItem?, audibleFrame audible: Int, into effects: inout PlayerEffects
+        _ item: PlayerItem, after: PlayerItem?, audibleFrame audible: Int, into actions: inout [Action]
     ) {
         guard canInsert(item, after: after) else { return }
-        _ = insertItems([item], after: after.flatMap(player.entry(for:)), audibleFrame: audible, into: &effects)
+        _ = insertItems([item], after: after.flatMap(player.entry(for:)), audibleFrame: audible, into: &actions)
     }
 
     /// Removes `item`; removing the current item plays the next one.
-    mutating func removeItem(_ item: PlayerItem, audibleFrame audible: Int, into effects: inout PlayerEffects) {
+    mutating func removeItem(_ item: PlayerItem, audibleFrame audible: Int, into actions: inout [Action]) {
         guard let entry = player.entry(for: item) else { return }
         if player.currentItem === item, !order.contains(entry) {
             // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
-            effects.actions += advanceToNextItem()
+            actions += advanceToNextItem()
             if firstInOrder == nil { player.makeCurrent(nil) }
         } else {
             let wasCurrent = firstInOrder == entry
-            effects.actions += remove(entry, audibleFrame: audible)
+            actions += remove(entry, audibleFrame: audible)
             if wasCurrent {
                 player.release(entry)
                 makeFirstQueuedItemCurrent()
@@ -107,108 +97,108 @@ extension PlaybackEngine.State {
     }
 
     /// Empties the queue; the current item becomes nil.
-    mutating func removeAllItems(into effects: inout PlayerEffects) {
-        effects.actions += removeAll()
+    mutating func removeAllItems(into actions: inout [Action]) {
+        actions += removeAll()
         player.forgetQueue()
         player.makeCurrent(nil)
     }
 
     /// Leaves the first entry for the next, remembering its file.
-    mutating func advancePlayer(into effects: inout PlayerEffects) {
+    mutating func advancePlayer(into actions: inout [Action]) {
         guard let left = firstInOrder else { return }
         player.remember(left.url)
-        skip(left, into: &effects)
+        skip(left, into: &actions)
     }
 
     /// Moves past `left`, the first entry, without remembering it. The item left posts no end: it is let go here,
     /// and the next one is current at once, as in AVFoundation.
-    mutating func skip(_ left: QueueEntry, into effects: inout PlayerEffects) {
-        effects.actions += advanceToNextItem()
+    mutating func skip(_ left: QueueEntry, into actions: inout [Action]) {
+        actions += advanceToNextItem()
         if !order.contains(left) { player.release(left) }
         makeFirstQueuedItemCurrent()
     }
 
     /// Moves `entry` to `index`; a new first entry is current at once, as after a skip.
     mutating func moveEntry(
-        _ entry: QueueEntry, to index: Int, audibleFrame audible: Int, into effects: inout PlayerEffects
+        _ entry: QueueEntry, to index: Int, audibleFrame audible: Int, into actions: inout [Action]
     ) -> Bool {
         let first = firstInOrder
-        let (moved, actions) = move(entry, to: index, audibleFrame: audible)
-        effects.actions += actions
+        let (moved, moving) = move(entry, to: index, audibleFrame: audible)
+        actions += moving
         if moved, firstInOrder != first { makeFirstQueuedItemCurrent() }
         return moved
     }
 
     /// Queues the entries of a saved queue with their ids, the first cued at `start`.
-    mutating func restore(_ entries: [QueueEntry], startingAt start: MediaTime, into effects: inout PlayerEffects) {
-        effects.actions += enqueue(restoring: entries)
+    mutating func restore(_ entries: [QueueEntry], startingAt start: MediaTime, into actions: inout [Action]) {
+        actions += enqueue(restoring: entries)
         player.register(entries.map { PlayerItem(location: $0.location) }, as: entries)
         if start.isNumeric, start.value > 0 {
-            effects.actions += cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
+            actions += cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
         }
     }
 
     /// Rate 1; a stop is over.
-    mutating func playPlayer(into effects: inout PlayerEffects) {
+    mutating func playPlayer(into actions: inout [Action]) {
         player.isStopped = false
-        effects.actions += play()
+        actions += play()
     }
 
     /// Rate 0. Paused already, nothing happens: no time is reported, as none changed.
-    mutating func pausePlayer(into effects: inout PlayerEffects) {
+    mutating func pausePlayer(into actions: inout [Action]) {
         let wasRequested = isPlaybackRequested
-        effects.actions += pause()
-        effects.reportsTime = effects.reportsTime || wasRequested
+        actions += pause()
+        if wasRequested { actions.append(.reportTime) }
     }
 
     /// Rate 0, the current item back at its start, and stopped until the next play.
-    mutating func stopPlayer(into effects: inout PlayerEffects) {
-        pausePlayer(into: &effects)
-        effects.reportsTime = true
+    mutating func stopPlayer(into actions: inout [Action]) {
+        actions += pause()
         player.isStopped = true
-        _ = restartCurrentItem(atFrame: 0, completion: nil, into: &effects)
+        _ = restartCurrentItem(atFrame: 0, completion: nil, into: &actions)
+        actions.append(.reportTime)
     }
 
     /// Goes back one file of the history (see `QueuePlayer/returnToPreviousItem()`).
-    mutating func returnToPreviousItem(audibleFrame audible: Int, into effects: inout PlayerEffects) {
+    mutating func returnToPreviousItem(audibleFrame audible: Int, into actions: inout [Action]) {
         guard let last = player.history.popLast() else {
-            _ = restartCurrentItem(atFrame: 0, completion: nil, into: &effects)
+            _ = restartCurrentItem(atFrame: 0, completion: nil, into: &actions)
             return
         }
         guard let current = firstInOrder else {
-            _ = insertItems([PlayerItem(url: last)], after: nil, audibleFrame: audible, into: &effects)
-            playPlayer(into: &effects)
+            _ = insertItems([PlayerItem(url: last)], after: nil, audibleFrame: audible, into: &actions)
+            playPlayer(into: &actions)
             return
         }
         // Both queued before the skip, in one edit: the current item must not follow an entry that is already gone.
         let currentItem = player.items[current.id] ?? PlayerItem(location: current.location)
-        _ = insertItems([PlayerItem(url: last), currentItem], after: current, audibleFrame: audible, into: &effects)
-        skip(current, into: &effects)
+        _ = insertItems([PlayerItem(url: last), currentItem], after: current, audibleFrame: audible, into: &actions)
+        skip(current, into: &actions)
     }
 
     /// Sets what happens at an item's end: the decoding thread holds there unless it is `.advance`.
-    mutating func setActionAtItemEnd(_ action: QueuePlayer.ActionAtItemEnd, into effects: inout PlayerEffects) {
+    mutating func setActionAtItemEnd(_ action: QueuePlayer.ActionAtItemEnd, into actions: inout [Action]) {
         player.actionAtItemEnd = action
-        effects.actions += setHoldsAtItemEnd(action != .advance)
+        actions += setHoldsAtItemEnd(action != .advance)
     }
 
     /// Starts the current item again at `frame`: a seek when it is being heard, a cue when it is not yet (so that
     /// its start is still announced when playback reaches it; `completion` is then told `true` at once). False,
     /// with `completion` told so, when nothing is queued.
     mutating func restartCurrentItem(
-        atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?, into effects: inout PlayerEffects
+        atFrame frame: Int, completion: (@Sendable (Bool) -> Void)?, into actions: inout [Action]
     ) -> Bool {
         if cuedStart == nil, timeline.current != nil {
-            let (accepted, actions) = seek(toFrame: frame, completion: completion)
-            effects.actions += actions
+            let (accepted, seeking) = seek(toFrame: frame, completion: completion)
+            actions += seeking
             return accepted
         }
         guard firstInOrder != nil else {
-            effects.actions.append(.failSeeks(completion.map { [$0] } ?? []))
+            actions.append(.failSeeks(completion.map { [$0] } ?? []))
             return false
         }
-        effects.actions += cue(startFrame: frame)
-        effects.cuedSeeks += completion.map { [$0] } ?? []
+        actions += cue(startFrame: frame)
+        actions.append(.finishSeeks(completion.map { [$0] } ?? []))
         return true
     }
 
@@ -226,11 +216,11 @@ extension PlaybackEngine.State {
     /// An item was heard to its end, or failed: its file joins the history; returns its item, if still known.
     /// Under `.pause`, a finished item pauses the player.
     mutating func playerHeardEnd(
-        of entry: QueueEntry, finished: Bool, into effects: inout PlayerEffects
+        of entry: QueueEntry, finished: Bool, into actions: inout [Action]
     ) -> PlayerItem? {
         player.remember(entry.url)
         guard let item = player.items[entry.id] else { return nil }
-        if finished, player.actionAtItemEnd == .pause { pausePlayer(into: &effects) }
+        if finished, player.actionAtItemEnd == .pause { pausePlayer(into: &actions) }
         return item
     }
 
