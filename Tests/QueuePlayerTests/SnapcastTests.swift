@@ -46,6 +46,33 @@ private func expectWhole(
         "\(room): \(jumped)", sourceLocation: sourceLocation)
 }
 
+/// Expects `sounding` (a room's sounding frames) to hold all of `reference` as ``expectWhole(_:of:room:
+/// correctionsBounded:sourceLocation:)`` does, but where the room's client said it dropped frames to catch up
+/// (``SnapcastServer/lateDrops(room:)``, `lateDrops` in milliseconds): each such drop may skip up to what it said
+/// plus one chunk (20 ms, the rest of the chunk it was playing), and nothing else may differ.
+private func expectWhole(
+    sounding: [Int16], of reference: [Int16], room: String, lateDrops: [Int],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard !lateDrops.isEmpty else {
+        let match = CorrectedMatch(recording: sounding, reference: reference)
+        expectWhole(match, of: reference, room: room, sourceLocation: sourceLocation)
+        return
+    }
+    let jumped = JumpedMatch(recording: sounding, reference: reference, maximumJumps: lateDrops.count)
+    let frames = reference.count / 2
+    let allowed = lateDrops.reduce(0) { $0 + ($1 + 20) * 44_100 / 1_000 }
+    let skipped = jumped.jumps.map(\.skipped)
+    #expect(
+        jumped.match.lostAtFrame == nil && jumped.accountedFrames == frames && skipped.allSatisfy { $0 >= 0 }
+            && skipped.reduce(0, +) <= allowed,
+        "\(room): \(jumped); its client dropped \(lateDrops) ms late, \(allowed) frames allowed",
+        sourceLocation: sourceLocation)
+    #expect(
+        jumped.match.insertedFrames + jumped.match.droppedFrames <= frames / 1_000, "\(room): \(jumped)",
+        sourceLocation: sourceLocation)
+}
+
 /// A snapserver with two rooms, and an engine playing `names` into it from when the first one's start is heard.
 private struct PlayingInRooms {
     let snapserver: SnapcastServer
@@ -154,8 +181,12 @@ struct SnapcastTests {
         }
     }
 
+    /// On resuming, a client resynchronises; one that a busy machine has delayed finds the next chunk already due and
+    /// skips ahead (a fresh-clone CI run under AddressSanitizer: room 2 lost the match 2.5 s in, room 1 whole; made
+    /// to happen by stopping one client for 150 ms after the resume: it logged a 100 ms drop and skipped 4,414
+    /// frames). What a client says it skipped is allowed in its room; every other frame must be heard.
     @Test(
-        "a pause reaches both rooms as silence, and play resumes there without losing a frame",
+        "a pause reaches both rooms as silence, and play resumes there: nothing lost but what a late client skips",
         .timeLimit(.minutes(1)))
     func pauseReachesBothRooms() async throws {
         var playing = try await PlayingInRooms("stereo-44k-5s")
@@ -168,8 +199,8 @@ struct SnapcastTests {
         let reference = soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s"))
         for (room, samples) in heard {
             #expect(longestSilence(inside: samples) > 44_100, "\(room): the pause is not heard")
-            let match = CorrectedMatch(recording: soundingFrames(samples), reference: reference)
-            expectWhole(match, of: reference, room: room)
+            let drops = try playing.snapserver.lateDrops(room: room)
+            expectWhole(sounding: soundingFrames(samples), of: reference, room: room, lateDrops: drops)
         }
     }
 

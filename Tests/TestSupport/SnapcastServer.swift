@@ -95,14 +95,32 @@ public final class SnapcastServer: Sendable {
     /// the chunk was due, which a busy machine's stall of its own thread causes whatever the source sent ahead.
     /// Throws when the log cannot be read: a count of 0 would pass for a server that never resynced.
     public func resyncs() throws -> Int {
-        let path = "\(folder)/server.log"
-        let log: Data
-        do {
-            log = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw LogUnreadable(description: "cannot read snapserver's log \(path): \(error)")
+        try logLines("server.log").filter { $0.contains("onResync") }.count
+    }
+
+    /// How late, in milliseconds, the client of `room` said it was each time it dropped what it had not played yet to
+    /// catch up: snapclient 0.26, resynchronising (at the start, and after its stream ran dry, as in a pause) and
+    /// finding the next chunk already due, skips ahead by that much and logs "age > 0: <ms>ms, dropping old chunks"
+    /// at debug level (its `Stream::getPlayerChunk`). A machine that delays the client's thread makes it so; the
+    /// room then does not hear those frames, which left the source. Not every drop loses sound: what it skips may be
+    /// silence (a client that logged drops of 0 and 19 ms heard every frame). Throws when the log cannot be read.
+    public func lateDrops(room: String) throws -> [Int] {
+        try logLines("client-\(room).log").compactMap { line in
+            guard line.contains("dropping old chunks"), let age = line.firstRange(of: "age > 0: ") else { return nil }
+            return Int(line[age.upperBound...].prefix { $0.isNumber })
         }
-        return String(decoding: log, as: UTF8.self).split(separator: "\n").filter { $0.contains("onResync") }.count
+    }
+
+    /// The lines of the log `name` in the server's folder; throws when it cannot be read (no lines would pass for a
+    /// log that tells nothing).
+    private func logLines(_ name: String) throws -> [Substring] {
+        let path = "\(folder)/\(name)"
+        do {
+            let log = try Data(contentsOf: URL(fileURLWithPath: path))
+            return String(decoding: log, as: UTF8.self).split(separator: "\n")
+        } catch {
+            throw LogUnreadable(description: "cannot read \(path): \(error)")
+        }
     }
 
     /// Stops the server's process for `duration` (SIGSTOP, then SIGCONT), as a machine whose CPU is taken away does.
@@ -178,7 +196,7 @@ public final class SnapcastClient: Sendable {
             "/usr/bin/snapclient",
             [
                 "-h", "127.0.0.1", "-p", String(server.streamPort), "--player", "pulse", "--hostID", name,
-                "--logsink", "file:\(server.folder)/client-\(name).log",
+                "--logsink", "file:\(server.folder)/client-\(name).log", "--logfilter", "*:info,Stream:debug",
             ] + (sink.map { ["--soundcard", $0] } ?? []), environment: environment)
     }
 
