@@ -23,9 +23,11 @@ struct EngineStateTests {
     /// What an action is, without its payload, so that lists of actions can be compared.
     enum Kind: Equatable {
         case startThreads, resumeOutput, pauseOutput, wakeDecoder
-        case failSeeks(Int), finishSeeks(Int)
+        case failSeeks(Int)
+        case finishSeeks(Int)
         case deactivateObservers(Int)
-        case stopEverything, recoverOutput, reportTime, applyGain
+        case stopEverything, recoverOutput, reportTime, applyGain, closeLostOutput
+        case post(String)
     }
 
     static func kinds(_ actions: [PlaybackEngine.Action]) -> [Kind] {
@@ -39,6 +41,8 @@ struct EngineStateTests {
             case .finishSeeks(let completions): .finishSeeks(completions.count)
             case .reportTime: .reportTime
             case .applyGain: .applyGain
+            case .closeLostOutput: .closeLostOutput
+            case .post(let event): .post("\(event)")
             case .deactivateObservers(let observers): .deactivateObservers(observers.count)
             case .stopEverything: .stopEverything
             case .recoverOutput: .recoverOutput
@@ -137,7 +141,8 @@ struct EngineStateTests {
             }
         case .outputRestored:
             switch phase {
-            case .outputLost(_, let resumesPlaying, _): return (resumesPlaying ? .playing : .paused, [.wakeDecoder])
+            case .outputLost(_, let resumesPlaying, _):
+                return (resumesPlaying ? .playing : .paused, [.wakeDecoder, .post("outputRestored")])
             default: return (phase, [])
             }
         case .stall:
@@ -238,7 +243,7 @@ struct EngineStateTests {
         #expect(Self.kinds(state.advanceToNextItem()) == [.failSeeks(1), .wakeDecoder])
         _ = state.seek(toFrame: 30, completion: { _ in })
         #expect(Self.kinds(state.shutDown()) == [.failSeeks(1), .stopEverything])
-        #expect(state.restart?.completions.isEmpty ?? true)
+        #expect(state.waitingRestart?.completions.isEmpty ?? true)
     }
 
     /// What the decoding thread finds opened in `entry`: one second at 1 kHz, stereo.
@@ -315,7 +320,7 @@ struct EngineStateTests {
         _ = state.cue(startFrame: 100)
         #expect(!settleAndReport(&state), "a cue on an empty queue changes nothing queued")
         _ = state.outputFailed(Self.failure)
-        _ = state.resumePoint(audibleFrame: 0)
+        _ = state.takeUpOutputLoss(audibleFrame: 0)
         _ = state.outputRestored()
         #expect(!settleAndReport(&state), "a recovered output changes nothing queued")
         _ = state.cue(startFrame: 100)
@@ -386,7 +391,7 @@ struct EngineStateTests {
         #expect(state.keepsHolding && state.activity.name == "holding at item end")
         _ = state.dueDeliveries(audibleFrame: 1000)
         #expect(Self.kinds(state.advanceToNextItem()) == [.wakeDecoder])
-        #expect(!state.keepsHolding && state.restart == nil && state.order.map(\.id) == [2])
+        #expect(!state.keepsHolding && state.waitingRestart == nil && state.order.map(\.id) == [2])
         state.leaveHold()
         #expect(state.activity.name == "between items")
     }
@@ -417,7 +422,7 @@ struct EngineStateTests {
             _ = state.nextDecoderStep()
             if moment == "opening" { _ = state.nextDecoderStep() }
             _ = state.outputFailed(Self.failure)
-            #expect(state.restart?.startFrame == 300, "\(moment)")
+            #expect(state.waitingRestart?.startFrame == 300, "\(moment)")
             state.abandonOpening().forEach { $0(false) }
             guard case .waitForOutput = state.nextDecoderStep() else {
                 Issue.record("\(moment): waits for the output")
@@ -442,7 +447,11 @@ struct EngineStateTests {
         let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
         _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
         _ = state.outputFailed(Self.failure)
-        _ = state.resumePoint(audibleFrame: 100)
+        let taken = state.takeUpOutputLoss(audibleFrame: 100)
+        let loss = try #require(taken)
+        #expect(Self.kinds(loss.actions) == [.closeLostOutput, .post("\(PlaybackEvent.outputFailed(Self.failure))")])
+        let secondTakeUp = state.takeUpOutputLoss(audibleFrame: 200)
+        #expect(secondTakeUp == nil, "a loss is taken up once")
         guard case .waitForOutput = state.nextDecoderStep() else {
             Issue.record("waits for the output")
             return

@@ -190,7 +190,7 @@ extension PlaybackEngine {
             }
             return "engine: audible \(audible), \(state.activity.name), "
                 + "timeline [\(segments.joined(separator: ", "))], "
-                + "pending \(state.pending.map(\.id)), restart \(state.restart.map { "\($0.startFrame)" } ?? "none")"
+                + "pending \(state.pending.map(\.id)), restart \(state.waitingRestart.map { "\($0.startFrame)" } ?? "none")"
         }
     }
 

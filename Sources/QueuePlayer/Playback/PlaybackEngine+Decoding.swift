@@ -61,7 +61,7 @@ extension PlaybackEngine {
         DecoderContext(
             logger: logger, wake: decoderWake,
             isInterrupted: { [weak self] in
-                self?.state.withLock { $0.phase.isFinal || $0.restart != nil } ?? true
+                self?.state.withLock { $0.phase.isFinal || $0.waitingRestart != nil } ?? true
             },
             framesLeftToHear: { [weak self] in self?.framesLeftToHear() },
             stalled: { [weak self] in self?.stalled(entry) })
@@ -190,7 +190,7 @@ extension PlaybackEngine {
     /// between chunks.
     private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
         while !isShuttingDown {
-            let (restarts, isBuffering) = state.withLock { ($0.restart != nil, $0.phase == .buffering) }
+            let (restarts, isBuffering) = state.withLock { ($0.waitingRestart != nil, $0.phase == .buffering) }
             if restarts {
                 return .interrupted
             }
@@ -238,7 +238,7 @@ extension PlaybackEngine {
     private func drainForFormatChange() -> Bool {
         let end = renderer.producedFrames
         while renderer.position.read().ringFrames < end {
-            let mustStop = state.withLock { $0.phase.isFinal || $0.phase.isOutputLost || $0.restart != nil }
+            let mustStop = state.withLock { $0.phase.isFinal || $0.phase.isOutputLost || $0.waitingRestart != nil }
             guard !mustStop else { return false }
             renderer.waitForSpace(frames: .max, timeout: .now() + .milliseconds(100))
         }

@@ -35,39 +35,42 @@ extension PlaybackEngine {
         }
     }
 
-    /// On the event thread, after the output failed: notes the frame being heard, closes the dead stream, posts
-    /// ``PlaybackEvent/outputFailed(_:)``, then reconnects with `backoff` (nothing busy-waits) until the server
-    /// answers or the engine shuts down. Once back, the decoding thread reopens the stream and playback goes on
-    /// from the frame heard when the output went away, and ``PlaybackEvent/outputRestored`` is posted. Returns
-    /// false when there was nothing to recover.
+    /// On the event thread, after the output failed: takes up the loss (``State/takeUpOutputLoss(audibleFrame:)``:
+    /// the frame being heard is held, the dead stream closed, ``PlaybackEvent/outputFailed(_:)`` posted), then
+    /// reconnects with `backoff` (nothing busy-waits) until the server answers or the engine shuts down: the event
+    /// thread's own blocking work, as decoding is the decoding thread's. Once back, ``State/outputRestored()``: the
+    /// decoding thread reopens the stream, playback goes on from the frame heard when the output went away, and
+    /// ``PlaybackEvent/outputRestored`` is posted. Returns false when there was nothing to recover.
     func recoverOutputIfLost(_ backoff: inout ReconnectBackoff) -> Bool {
         let audible = audibleFrame()
-        guard let error = state.withLock({ $0.resumePoint(audibleFrame: audible) }) else { return false }
-        frameHeardAtLoss.store(audible, ordering: .releasing)
-        sink.stop()
+        guard let loss = state.withLock({ $0.takeUpOutputLoss(audibleFrame: audible) }) else { return false }
         let continuesTrouble = backoff.lossContinuesTrouble(now: .now)
         logger.log(
             level: continuesTrouble ? .debug : .warning,
-            "audio output lost; waiting for it to come back, then resuming where it stopped: \(error)",
+            "audio output lost; waiting for it to come back, then resuming where it stopped: \(loss.error)",
             metadata: ["output": "\(sink.name)"])
-        post(.outputFailed(error))
-        var connected = false
+        carryOut(loss.actions)
         if continuesTrouble { _ = reconnectWake.wait(timeout: .now() + .milliseconds(backoff.nextWait())) }
-        while !isShuttingDown, !connected {
-            do {
-                try sink.reconnect()
-                connected = true
-            } catch {
-                _ = reconnectWake.wait(timeout: .now() + .milliseconds(backoff.nextWait()))
-            }
-        }
-        guard !isShuttingDown else { return true }
+        guard reconnect(&backoff) else { return true }
         backoff.restoredAt = .now
         logger.log(
             level: continuesTrouble ? .debug : .notice, "audio output is back; playback goes on where it stopped",
             metadata: ["output": "\(sink.name)"])
         carryOut(state.withLock { $0.outputRestored() })
-        post(.outputRestored)
         return true
+    }
+
+    /// Asks the sink to reconnect until it does (true) or the engine shuts down (false), waiting `backoff`'s next
+    /// wait between attempts.
+    private func reconnect(_ backoff: inout ReconnectBackoff) -> Bool {
+        while !isShuttingDown {
+            do {
+                try sink.reconnect()
+                return true
+            } catch {
+                _ = reconnectWake.wait(timeout: .now() + .milliseconds(backoff.nextWait()))
+            }
+        }
+        return false
     }
 }

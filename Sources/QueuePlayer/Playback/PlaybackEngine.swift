@@ -391,6 +391,11 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
             case .recoverOutput:
                 wakeDecoder()
                 renderer.wakeProgressWaiter()
+            case .closeLostOutput(let heardFrame):
+                frameHeardAtLoss.store(heardFrame, ordering: .releasing)
+                sink.stop()
+            case .post(let event):
+                post(event)
             }
         }
     }

@@ -106,14 +106,14 @@ extension PlaybackEngine.State {
         guard !phase.isFinal, let playing = order.first else { return (false, [.failSeeks(completions)]) }
         pending = order
         forgetQueueEndReport()
-        let restart = Restart(startFrame: max(0, frame), resumes: playing, completions: completions)
-        return (true, self.restart(with: restart))
+        let seek = Restart(startFrame: max(0, frame), resumes: playing, completions: completions)
+        return (true, restart(with: seek))
     }
 
     /// Leaves the entry being heard for the next; releases a hold whose item has been heard to its end.
     mutating func advanceToNextItem() -> [Action] {
         guard !phase.isFinal else { return [] }
-        if isHoldingAtItemEnd, restart == nil, timeline.isEmpty {
+        if isHoldingAtItemEnd, waitingRestart == nil, timeline.isEmpty {
             // The item held at its end has been heard to its end: going on is moving to the next entry.
             activity = .holdingAtItemEnd(released: true)
             return [.wakeDecoder]
@@ -162,8 +162,8 @@ extension PlaybackEngine.State {
     /// The end: every waiting seek is told `false`, time observers are dropped (their blocks, which may hold the
     /// engine, are released), and the threads and output stop (once).
     mutating func shutDown() -> [Action] {
-        let unfinished = restart?.completions ?? []
-        restart?.completions = []
+        let unfinished = waitingRestart?.completions ?? []
+        waitingRestart?.completions = []
         let observers = timeObservers.values.map(\.observer)
         timeObservers = [:]
         guard phase != .shutDown else { return [.failSeeks(unfinished), .deactivateObservers(observers)] }
@@ -172,7 +172,7 @@ extension PlaybackEngine.State {
     }
 
     /// The output failed: the engine waits for it, keeping a restart at the item being heard (its frame is set by
-    /// ``resumePoint(audibleFrame:)`` once the event thread has read where the sound stopped). Once per loss.
+    /// ``takeUpOutputLoss(audibleFrame:)`` once the event thread has read where the sound stopped). Once per loss.
     mutating func outputFailed(_ error: AudioSinkError) -> [Action] {
         let resumesPlaying: Bool
         switch phase {
@@ -181,17 +181,18 @@ extension PlaybackEngine.State {
         case .playing, .buffering: resumesPlaying = true
         }
         phase = .outputLost(error, resumesPlaying: resumesPlaying)
-        if restart == nil {
+        if waitingRestart == nil {
             pending = order
             _ = replaceRestart(with: restartAfterLoss())
         }
-        restart?.reopensOutput = true
+        waitingRestart?.reopensOutput = true
         return [.recoverOutput]
     }
 
     /// Where playback goes on once a lost output is back, when no restart waits: the item being heard from the
-    /// frame it resumed at (``resumePoint(audibleFrame:)`` moves it to the frame heard); or the restart the decoding
-    /// thread had taken and not finished (its seeks move along, and are told once it is carried out); or the start.
+    /// frame it resumed at (``takeUpOutputLoss(audibleFrame:)`` moves it to the frame heard); or the restart the
+    /// decoding thread had taken and not finished (its seeks move along, and are told once it is carried out); or
+    /// the start.
     private mutating func restartAfterLoss() -> Restart {
         if let playing = timeline.playing, playing.info != nil, pending.first == playing.entry {
             return Restart(
@@ -213,24 +214,26 @@ extension PlaybackEngine.State {
     }
 
     /// The event thread takes up a pending recovery: the restart resumes the item being heard at `audible`, the
-    /// ring frame heard when the output went away. Returns the error, or nil when there is nothing to recover.
-    mutating func resumePoint(audibleFrame audible: Int) -> AudioSinkError? {
+    /// ring frame heard when the output went away. Returns the loss's error and what to do (hold the position
+    /// there, close the dead stream, tell listeners), or nil when there is nothing to take up. Once per loss.
+    mutating func takeUpOutputLoss(audibleFrame audible: Int) -> (error: AudioSinkError, actions: [Action])? {
         guard case .outputLost(let error, let resumesPlaying, isTakenUp: false) = phase else { return nil }
         phase = .outputLost(error, resumesPlaying: resumesPlaying, isTakenUp: true)
-        if let waiting = restart, waiting.keepsObservers, let playing = timeline.playing,
+        if let waiting = waitingRestart, waiting.keepsObservers, let playing = timeline.playing,
             waiting.resumes == playing.entry
         {
-            restart?.startFrame = max(playing.resumeFrame, audible - playing.startFrame)
-            restart?.startRate = playing.info?.format.sampleRate
+            waitingRestart?.startFrame = max(playing.resumeFrame, audible - playing.startFrame)
+            waitingRestart?.startRate = playing.info?.format.sampleRate
         }
-        return error
+        return (error, [.closeLostOutput(heardFrame: audible), .post(.outputFailed(error))])
     }
 
-    /// The output is back: playing or paused as last asked; the waiting restart reopens the stream.
+    /// The output is back: playing or paused as last asked; the waiting restart reopens the stream, and listeners
+    /// are told.
     mutating func outputRestored() -> [Action] {
         guard case .outputLost(_, let resumesPlaying, _) = phase else { return [] }
         phase = resumesPlaying ? .playing : .paused
-        return [.wakeDecoder]
+        return [.wakeDecoder, .post(.outputRestored)]
     }
 
     /// Makes `new` the waiting restart, replacing any: the replaced one's seeks are told `false`.

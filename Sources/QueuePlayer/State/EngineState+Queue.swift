@@ -45,7 +45,7 @@ extension PlaybackEngine.State {
         var replaced: [@Sendable (Bool) -> Void] = []
         defer { forgetQueueEndReport() }
         let decoded = timeline.entries + (opening.map { [$0] } ?? [])
-        if let waiting = restart {
+        if let waiting = waitingRestart {
             // A restart already waits: `pending` is the whole order; keep its start if it still applies.
             pending = order
             if waiting.resumes != nil, waiting.resumes != order.first {

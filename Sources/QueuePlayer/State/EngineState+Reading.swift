@@ -26,12 +26,12 @@ extension PlaybackEngine.State {
 
     /// The entry that plays next, and from where (see `PlaybackEngine/EntryStart`).
     var cuedStart: PlaybackEngine.EntryStart? {
-        if let restart = restart ?? restartUnderWay {
+        if let waitingRestart = waitingRestart ?? restartUnderWay {
             guard let entry = firstInOrder else { return nil }
             // A seek in the item being heard: its details are known already.
             let info = timeline.current?.info.flatMap { $0.entry == entry ? $0 : nil }
             return PlaybackEngine.EntryStart(
-                entry: entry, info: info, startFrame: restart.startFrame, startRate: restart.startRate)
+                entry: entry, info: info, startFrame: waitingRestart.startFrame, startRate: waitingRestart.startRate)
         }
         guard timeline.current == nil else { return nil }
         if let segment = timeline.playing {

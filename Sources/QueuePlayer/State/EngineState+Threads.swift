@@ -31,8 +31,8 @@ extension PlaybackEngine.State {
             activity = .waitingForOutput
             return .waitForOutput
         }
-        if let taken = restart {
-            restart = nil
+        if let taken = waitingRestart {
+            waitingRestart = nil
             var replaced: SeekCompletions = []
             if case .restarting(let earlier) = activity { replaced = earlier.completions }
             timeline.removeAll()
@@ -54,7 +54,7 @@ extension PlaybackEngine.State {
     /// The end of what was written is marked: the thread goes idle, unless entries or a restart arrived meanwhile
     /// (false: it asks again). A restart that led nowhere (its queue was emptied) has its seeks told `false`.
     mutating func settleIdle() -> (isIdle: Bool, unfinished: SeekCompletions) {
-        guard pending.isEmpty, restart == nil, !phase.isOutputLost else { return (false, []) }
+        guard pending.isEmpty, waitingRestart == nil, !phase.isOutputLost else { return (false, []) }
         var unfinished: SeekCompletions = []
         let endReported = queueEndIsReported
         if case .restarting(let taken) = activity { unfinished = taken.completions }
@@ -102,7 +102,7 @@ extension PlaybackEngine.State {
     /// True while the thread must go on holding: not released, no restart waiting, still holding at item ends.
     var keepsHolding: Bool {
         guard case .holdingAtItemEnd(let released) = activity else { return false }
-        return !released && holdsAtItemEnd && restart == nil && !phase.isFinal
+        return !released && holdsAtItemEnd && waitingRestart == nil && !phase.isFinal
     }
 
     /// The thread leaves a hold.

@@ -44,7 +44,7 @@ extension PlaybackEngine {
         /// A skip, seek, cue, edit or recovery was taken up: what was decoded ahead is dropped and the output
         /// flushed. The restart's start frame and seek completions go to the next entry opened.
         case restarting(Restart)
-        /// Opening `entry`, taken from `pending` (so in neither the timeline nor `pending`); `restart` is the one
+        /// Opening `entry`, taken from `pending` (so in neither the timeline nor `pending`); `led` is the restart
         /// that led here, if any.
         case opening(QueueEntry, led: Restart?)
         /// Writing an item's frames into the ring.
@@ -97,6 +97,11 @@ extension PlaybackEngine {
         case stopEverything
         /// Wake both threads: the decoding thread to wait for the output, the event thread to reconnect it.
         case recoverOutput
+        /// The event thread took up a lost output: hold the position at `heardFrame`, the ring frame heard when it
+        /// went away, and close the dead stream.
+        case closeLostOutput(heardFrame: Int)
+        /// Tell the event listener and the event stream `event`.
+        case post(PlaybackEvent)
     }
 
     /// The engine's whole state: one value under the engine's lock, in two stored dimensions (``Phase``: what is
@@ -110,8 +115,11 @@ extension PlaybackEngine {
         var timeline = PlaybackTimeline()
         var phase = Phase.idle
         var activity = Activity.notStarted
-        /// A skip or seek for the decoding thread to carry out; `pending` already holds the new play order.
-        var restart: Restart?
+        /// A skip, seek, cue, edit or output recovery asked for and not yet taken up by the decoding thread;
+        /// `pending` already holds the new play order. Taken up, it moves into ``activity`` (`.restarting`, then
+        /// `.opening(_:led:)`) and is gone from here: each restart is held in one place at a time, and a newer one
+        /// may wait here while an older one is under way.
+        var waitingRestart: Restart?
         /// The number of the newest restart asked for, and of the last one the decoding thread carried out (what
         /// was decoded ahead dropped, the output flushed): equal once every restart asked for has taken effect.
         var newestRestartNumber = 0
@@ -140,37 +148,37 @@ extension PlaybackEngine {
         /// The play order: while a restart waits, `pending` alone (the timeline still shows what it will drop);
         /// otherwise the entries decoded, the playing one first, then `pending`.
         var order: [QueueEntry] {
-            restart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
+            waitingRestart != nil ? pending : timeline.entries + (opening.map { [$0] } ?? []) + pending
         }
 
         /// The first entry of ``order``, without building the order.
         var firstInOrder: QueueEntry? {
-            restart != nil ? pending.first : timeline.segments.first?.entry ?? opening ?? pending.first
+            waitingRestart != nil ? pending.first : timeline.segments.first?.entry ?? opening ?? pending.first
         }
 
         /// The number of entries in ``order``, without building the order.
         var orderCount: Int {
-            restart != nil ? pending.count : timeline.segments.count + (opening == nil ? 0 : 1) + pending.count
+            waitingRestart != nil ? pending.count : timeline.segments.count + (opening == nil ? 0 : 1) + pending.count
         }
 
         /// Replaces the waiting restart (if any) with `new`; returns the replaced one's seek completions, to be told
         /// `false` once the lock is released.
         mutating func replaceRestart(with new: Restart) -> [@Sendable (Bool) -> Void] {
-            let replaced = restart?.completions ?? []
-            let reopensOutput = restart?.reopensOutput ?? false
+            let replaced = waitingRestart?.completions ?? []
+            let reopensOutput = waitingRestart?.reopensOutput ?? false
             let keepsQueueEndReport = new.keepsQueueEndReport && queueEndIsReported
             newestRestartNumber += 1
-            restart = new
-            restart?.number = newestRestartNumber
-            restart?.keepsQueueEndReport = keepsQueueEndReport
-            if reopensOutput { restart?.reopensOutput = true }
+            waitingRestart = new
+            waitingRestart?.number = newestRestartNumber
+            waitingRestart?.keepsQueueEndReport = keepsQueueEndReport
+            if reopensOutput { waitingRestart?.reopensOutput = true }
             return replaced
         }
 
         /// True when the end of the queue as it stands has been reported: idle with the end reported, or a restart
         /// waiting or under way that keeps such a report.
         var queueEndIsReported: Bool {
-            if let restart { return restart.keepsQueueEndReport }
+            if let waitingRestart { return waitingRestart.keepsQueueEndReport }
             switch activity {
             case .idle(let endReported): return endReported
             case .restarting(let taken): return taken.keepsQueueEndReport
@@ -180,7 +188,7 @@ extension PlaybackEngine {
 
         /// The queue changed: its end, once reached, is reported again.
         mutating func forgetQueueEndReport() {
-            restart?.keepsQueueEndReport = false
+            waitingRestart?.keepsQueueEndReport = false
             switch activity {
             case .idle(endReported: true):
                 activity = .idle(endReported: false)
@@ -193,7 +201,7 @@ extension PlaybackEngine {
         }
 
         /// True when no restart waits or is under way: every skip, seek, cue or edit asked for has taken effect.
-        var restartsAreCarriedOut: Bool { restart == nil && carriedOutRestartNumber == newestRestartNumber }
+        var restartsAreCarriedOut: Bool { waitingRestart == nil && carriedOutRestartNumber == newestRestartNumber }
 
         /// The entry the decoding thread has taken and is opening: in neither the timeline nor `pending` yet.
         var opening: QueueEntry? {
