@@ -15,7 +15,6 @@ package final class CommandPath: Sendable {
     }
 
     private let turn = Mutex(())
-    private let waitingCount = Atomic<Int>(0)
     private let observer: (@Sendable (Point) -> Void)?
 
     /// A path; `observer` is called on the command's thread at each ``Point`` (tests use it to hold a command
@@ -24,17 +23,10 @@ package final class CommandPath: Sendable {
         self.observer = observer
     }
 
-    /// Commands that have asked for the turn and not yet got it.
-    package var waiting: Int { waitingCount.load(ordering: .acquiring) }
-
     /// Runs `body` when the turn comes, and returns what it returns.
     func take<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        waitingCount.add(1, ordering: .acquiringAndReleasing)
         observer?(.waiting)
-        return try turn.withLock { _ throws(Failure) -> Result in
-            waitingCount.subtract(1, ordering: .acquiringAndReleasing)
-            return try body()
-        }
+        return try turn.withLock { _ throws(Failure) -> Result in try body() }
     }
 
     /// Tells the observer that the command whose turn it is has reached `point`.
