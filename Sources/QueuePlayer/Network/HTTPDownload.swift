@@ -11,20 +11,21 @@ import NIOSSL
 ///
 /// - The first answer decides whether the item plays: a host that cannot be reached, a status other than 2xx, or a
 ///   body that is text (an HTML error page, JSON) fails the item with an error naming the URL.
-/// - Once the item has been answered, a connection that drops (reset, closed early, idle past the read timeout) is
-///   tried again with backoff, from the next byte needed (`Range: bytes=N-`); a server that ignores ranges sends the
-///   item from its start, and the bytes already had are skipped, so nothing is heard twice or missed. After
-///   ``reconnectDelays`` the item fails.
+/// - Once the item has been answered, whatever stops its sound from coming (a drop, a reset, a body that ends early,
+///   a read timeout, a refusal, an error status) is tried again as ``ReconnectPolicy`` says: a live stream at its
+///   live edge for as long as it plays, a finite item for a bounded time, from the next byte needed
+///   (`Range: bytes=N-`); a server that ignores ranges sends the item from its start, and the bytes already had are
+///   skipped, so nothing is heard twice or missed. The log says so once per loss and once when bytes come again.
 ///
 /// Threading: runs as a task of its own; the buffer is its only link to the decoder.
 enum HTTPDownload {
-    /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after
-    /// 5 s, a read after 10 s of silence; TLS verifies certificates against the system's store; a SHOUTcast v1
-    /// server's `ICY 200 OK` is understood (``ShoutcastStatusLine``). A connection that cannot be made (refused, no
-    /// such host, a certificate not trusted) fails its request at once rather than being tried again until the
-    /// connect timeout: ``run(_:from:)`` keeps its own backoff for items already answered. It runs on an event
-    /// loop of its own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to
-    /// open) cannot hold up the downloads.
+    /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after 5 s,
+    /// a read after 10 s of silence; TLS verifies certificates against the system's store; a SHOUTcast v1 server's `ICY
+    /// 200 OK` is understood (``ShoutcastStatusLine``). A connection that cannot be made (refused, no such host, a
+    /// certificate not trusted) fails its request at once rather than being tried again until the connect timeout:
+    /// ``run(_:from:)`` tries items already answered again as ``ReconnectPolicy`` says. It runs on an event loop of its
+    /// own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to open) cannot
+    /// hold up the downloads.
     static let client = HTTPClient(
         eventLoopGroup: eventLoopGroup,
         configuration: {
@@ -39,13 +40,6 @@ enum HTTPDownload {
     static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// How long an answer's head may take.
     static let headTimeout = TimeAmount.seconds(15)
-    /// A connection that lasts this long counts as steady: after it drops, the backoff starts again.
-    static let steadyConnection = Duration.seconds(10)
-    /// The waits before each new attempt after a drop, about 25 s in all; then the item fails. At most half a
-    /// second apart, so that a server back from a restart is heard again within a second of answering.
-    static let reconnectDelays: [Duration] =
-        [.milliseconds(100), .milliseconds(250)] + Array(repeating: .milliseconds(500), count: 49)
-
     /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`.
     static func start(
         url: URL, at offset: Int, generation: Int, into buffer: HTTPBuffer, logger: Logger
@@ -90,7 +84,6 @@ enum HTTPDownload {
         var failedAttempts = 0
         var lostAt: ContinuousClock.Instant?
         while !Task.isCancelled {
-            let started = ContinuousClock.now
             do {
                 if try await attempt(request, offset: &offset, lostAt: &lostAt) { return }
                 throw Interruption.dropped("the server ended the body early")
@@ -104,24 +97,30 @@ enum HTTPDownload {
                     request.buffer.failed(unreachable(error, url: request.url), generation: request.generation)
                     return
                 }
-                // A connection that lasted starts the backoff again; one closed at once (a server that restarts, or
-                // ends each body at once) moves it on.
-                failedAttempts = ContinuousClock.now - started >= steadyConnection ? 1 : failedAttempts + 1
-                guard failedAttempts <= reconnectDelays.count else {
+                // A loss lasts until bytes come again: the first failure after bytes came starts the waits from the
+                // first, and each failure without a byte between moves them on.
+                failedAttempts = lostAt == nil ? 1 : failedAttempts + 1
+                let lost = lostAt ?? .now
+                let decision = ReconnectPolicy.decide(
+                    failures: failedAttempts, lostFor: .now - lost, isLive: request.head?.isLive == true,
+                    jitter: .random(in: 0...1))
+                guard case .retry(let wait) = decision else {
+                    let patience = Int(ReconnectPolicy.finiteItemPatience / .seconds(1))
                     let failure = request.error(
-                        .networkFailure, "the connection was lost at byte \(offset) and did not come back: \(reason)",
+                        .networkFailure,
+                        "the connection was lost at byte \(offset) and no byte came for \(patience) s: \(reason)",
                         "Check that the server is running, then play the item again")
                     request.buffer.failed(failure, generation: request.generation)
                     return
                 }
-                // Once per loss, however many attempts it takes: a live stream's gap is counted from here.
+                // Once per loss, however many attempts it takes: the loss lasts until bytes come again.
                 if lostAt == nil {
-                    lostAt = .now
+                    lostAt = lost
                     request.logger.warning(
                         "connection lost; reconnecting",
                         metadata: ["url": "\(request.url.absoluteString)", "byte": "\(offset)", "reason": "\(reason)"])
                 }
-                try? await Task.sleep(for: reconnectDelays[failedAttempts - 1])
+                try? await Task.sleep(for: wait)
             }
         }
     }
@@ -161,8 +160,8 @@ enum HTTPDownload {
 
     /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
     /// moving `offset` past what arrived. True when the item's end was reached (or the fetch is no longer wanted);
-    /// false when the body ended early, which for a live stream is whenever it ends. `lostAt` is when the connection
-    /// before this one was lost: a live stream's gap is logged from it once the server answers again.
+    /// false when the body ended early, which for a live stream is whenever it ends. `lostAt` is when the item was
+    /// lost, if it is: cleared (and the return told) once bytes come again.
     private static func attempt(
         _ request: Request, offset: inout Int, lostAt: inout ContinuousClock.Instant?
     ) async throws -> Bool {
@@ -177,14 +176,6 @@ enum HTTPDownload {
             request.buffer.completed(generation: request.generation)
             return true
         }
-        if let lost = lostAt, known?.isLive == true {
-            let gap = (ContinuousClock.now - lost) / .seconds(1)
-            request.logger.warning(
-                "reconnected to the live stream at its live edge; what it sent meanwhile was missed",
-                metadata: ["url": "\(request.url.absoluteString)", "gap": "\(Int(gap * 1000)) ms"])
-            request.buffer.receivedGap(seconds: gap, at: offset, generation: request.generation)
-        }
-        lostAt = nil
         var toSkip = answer.skippedBytes
         // The item offset of this body's first byte of audio.
         let bodyStart = offset - toSkip
@@ -192,6 +183,10 @@ enum HTTPDownload {
         var icy = interval > 0 ? ICYDemultiplexer(interval: interval) : nil
         var pace = ArrivalPace(startingAt: .now)
         for try await body in response.body {
+            if let lost = lostAt, body.readableBytes > 0 {
+                cameBack(request, lostAt: lost, offset: offset, isLive: known?.isLive == true)
+                lostAt = nil
+            }
             if let rate = pace.arrived(body.readableBytes, at: .now, audioByteRate: request.buffer.gauge.byteRate) {
                 throw Interruption.fatal(
                     request.error(
@@ -222,6 +217,20 @@ enum HTTPDownload {
         if let length = request.head?.length, offset < length { return false }
         request.buffer.completed(generation: request.generation)
         return true
+    }
+
+    /// Bytes came again after a loss (since `lostAt`): logged once. A live stream goes on at its live edge, and the
+    /// gap (what the station sent meanwhile, missed) is recorded at `offset`, where its sound goes on.
+    private static func cameBack(_ request: Request, lostAt: ContinuousClock.Instant, offset: Int, isLive: Bool) {
+        let gap = (ContinuousClock.now - lostAt) / .seconds(1)
+        let metadata: Logger.Metadata = ["url": "\(request.url.absoluteString)", "gap": "\(Int(gap * 1000)) ms"]
+        guard isLive else {
+            request.logger.notice("reconnected; the item goes on from byte \(offset)", metadata: metadata)
+            return
+        }
+        request.logger.warning(
+            "reconnected to the live stream at its live edge; what it sent meanwhile was missed", metadata: metadata)
+        request.buffer.receivedGap(seconds: gap, at: offset, generation: request.generation)
     }
 
     /// What an answer means for a request from `offset`.
