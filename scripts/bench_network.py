@@ -386,7 +386,9 @@ def report(playerctl, address, podcast, runs):
             back = statistics.median(backs) if backs else float("inf")
             print(f"  icecast2 stopped for 2 s mid-stream: sound back {back:.0f} ms after it answers again "
                   "(mpg123 and mpv stop at a drop)")
-            at_most("live drop: sound back after the server answers (ms)", back, 1000, digits=0)
+            # The reconnect waits' cap (ReconnectPolicy.longestWait, 2 s) plus 1 s: a down server is asked for no
+            # more than about twice in 5 s however long it stays down.
+            at_most("live drop: sound back after the server answers (ms)", back, 3000, digits=0)
 
             feed.start(speed=20)
             first, last, most = memory_over_stream(playerctl, icecast, "/live.mp3", 3600, 20)
