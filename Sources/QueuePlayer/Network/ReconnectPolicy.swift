@@ -11,13 +11,13 @@
 /// - A finite item (a podcast episode, a file) is given up once no byte of it has arrived for ``finiteItemPatience``,
 ///   and fails alone, naming its URL; the queue goes on.
 ///
-/// A plain value with no clock of its own: the caller says how long the item has been lost.
-struct ReconnectPolicy: Equatable {
+/// No clock of its own: the caller says how long the item has been lost. Pure; any thread.
+enum ReconnectPolicy {
     /// The first wait after a loss.
     static let firstWait = Duration.milliseconds(100)
     /// The longest wait between two attempts: 2 s. A station back from an outage is heard again at most this long
-    /// after it answers (plus its buffering), against a few requests a second to a server that is down, which
-    /// costs it nothing.
+    /// after it answers (plus its buffering); in exchange, a server that stays down is asked about once every 2 s
+    /// by each player, not several times a second.
     static let longestWait = Duration.seconds(2)
     /// How long a finite item may go without a byte before it is given up: 60 s, long enough for a server or a
     /// router to restart, short enough that a queue with a dead server in it goes on.
