@@ -42,6 +42,11 @@ let package = Package(
             pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
+        .systemLibrary(
+            name: "CXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "CSDBus",
@@ -80,6 +85,7 @@ let package = Package(
                 "QueuePlayerControl",
                 "CMalloc",
                 "CSDBus",
+                "CXML2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

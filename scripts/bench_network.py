@@ -380,12 +380,15 @@ def report(playerctl, address, podcast, runs):
                   + ", ".join(f"{name} {lost[name]}" for name in lost))
             at_most("podcast drop: frames lost or repeated", lost["QueuePlayer"], 0, digits=0)
 
-            command, env = commands["QueuePlayer"]
-            backs = [live_drop(address, icecast, feed, command(live), env, state) for _ in range(min(runs, 3))]
-            backs = [value for value in backs if value is not None]
-            back = statistics.median(backs) if backs else float("inf")
-            print(f"  icecast2 stopped for 2 s mid-stream: sound back {back:.0f} ms after it answers again "
-                  "(mpg123 and mpv stop at a drop)")
+            returns = {}
+            for name, (command, env) in commands.items():
+                backs = [live_drop(address, icecast, feed, command(live), env, state) for _ in range(min(runs, 3))]
+                backs = [value for value in backs if value is not None]
+                returns[name] = f"{statistics.median(backs):.0f} ms" if backs else "never"
+                if name == "QueuePlayer":
+                    back = statistics.median(backs) if backs else float("inf")
+            print("  icecast2 stopped for 2 s mid-stream, sound back after it answers again: "
+                  + ", ".join(f"{name} {returns[name]}" for name in returns))
             # The reconnect waits' cap (ReconnectPolicy.longestWait, 2 s) plus 1 s: a down server is asked for no
             # more than about twice in 5 s however long it stays down.
             at_most("live drop: sound back after the server answers (ms)", back, 3000, digits=0)

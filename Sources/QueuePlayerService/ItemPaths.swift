@@ -8,10 +8,16 @@ package enum ItemPaths {
     package struct Expansion: Sendable, Equatable {
         package var files: [URL] = []
         package var problems: [String] = []
+        /// What feeds say of the episodes among `files`.
+        package var details: [URL: EpisodeDetails] = [:]
     }
 
     /// Files and `http`/`https` URLs stay as given (a missing or bad one is queued anyway, so that it fails alone,
-    /// in its place, with a message naming it); a `file://` URI is its file; a URL of another scheme is a problem.
+    /// in its place, with a message naming it), but for a URL whose path ends neither in `.mp3` nor in a
+    /// playlist's extension: its server's content type is looked at, and a playlist's is expanded, a podcast feed's
+    /// (RSS or Atom) gives its MP3 episodes, newest first, and a stream QueuePlayer cannot play (AAC, Ogg, HLS, a web
+    /// page) is a problem. A `file://` URI is its file; a URL of another scheme is
+    /// a problem.
     /// Folders become their MP3 files, searched recursively, in name order with numbers compared by value ("2"
     /// before "10"); a folder with no MP3 is a problem. Playlists (`.m3u`, `.m3u8`, `.pls`), files or URLs, become
     /// their entries, in their order, expanded in turn (playlists nested at most ``maximumNesting`` deep); one that
@@ -53,7 +59,7 @@ extension ItemPaths.Expansion {
     mutating func add(_ url: URL, nesting: Int) {
         let isPlaylist = Playlist.format(ofPath: url.path) != nil
         if url.isRemoteItem {
-            if isPlaylist { add(remotePlaylist: url, nesting: nesting) } else { files.append(url) }
+            if isPlaylist { add(remotePlaylist: url, nesting: nesting) } else { add(remote: url, nesting: nesting) }
             return
         }
         var isDirectory = false
@@ -70,6 +76,44 @@ extension ItemPaths.Expansion {
             }
         } else {
             files.append(url)
+        }
+    }
+
+    /// Adds a remote URL whose path does not say what it is: an `.mp3` as it is; otherwise its server's content
+    /// type decides (a station's tune-in link is often a playlist without a playlist's extension, and a stream in a
+    /// format QueuePlayer does not play is refused now rather than when it comes to play). A server that does not
+    /// answer yet leaves it an item, asked for when it plays.
+    private mutating func add(remote url: URL, nesting: Int) {
+        guard url.pathExtension.lowercased() != "mp3", let type = RemoteDocument.contentType(of: url) else {
+            files.append(url)
+            return
+        }
+        let kind = ContentType(type)
+        if kind == .playlist || kind == .hls {
+            add(remotePlaylist: url, nesting: nesting)
+        } else if kind == .feed {
+            add(feed: url, type: type)
+        } else if let (reason, suggestion) = kind.refusal(of: type) {
+            problems.append("\(url.absoluteString): \(reason). \(suggestion)")
+        } else {
+            files.append(url)
+        }
+    }
+
+    /// Adds the MP3 episodes of the podcast feed at `url`, newest first; an XML document that is no feed is a
+    /// problem, as any document that is not audio is.
+    private mutating func add(feed url: URL, type: String) {
+        do {
+            let document = try RemoteDocument.fetch(url)
+            guard FeedReader.isFeed(document.bytes) else {
+                problems.append("\(url.absoluteString): not audio but \(type), and not a podcast feed (RSS or Atom)")
+                return
+            }
+            let feed = try FeedReader.feed(in: document.bytes, location: url)
+            files += feed.episodes.map(\.url)
+            details.merge(feed.details) { first, _ in first }
+        } catch {
+            problems.append("\(error)")
         }
     }
 

@@ -46,12 +46,22 @@ package enum Playlist {
         return try entries(in: text(of: [UInt8](data)), format: format, relativeTo: folder, path: path)
     }
 
-    /// The entries of the playlist fetched from `url` (its format told by the URL's path), in its order: relative
-    /// references resolved against the URL. Throws when the document is a web page or binary, is HLS, or lists
-    /// nothing.
+    /// The format a server's `Content-Type` names: M3U (`audio/x-mpegurl`, `audio/mpegurl`, `application/x-mpegurl`,
+    /// and HLS's `application/vnd.apple.mpegurl`, whose text is then refused) or PLS (`audio/x-scpls`,
+    /// `application/pls+xml`); nil for another type.
+    package static func format(ofContentType type: String) -> Format? {
+        let type = type.lowercased()
+        if type.contains("mpegurl") { return .m3u }
+        if type.contains("scpls") || type.contains("pls+xml") { return .pls }
+        return nil
+    }
+
+    /// The entries of the playlist fetched from `url` (its format told by the URL's path, else by the answer's
+    /// content type: a station's tune-in link rarely ends in `.pls`), in its order: relative references resolved
+    /// against the URL. Throws when the document is a web page or binary, is HLS, or lists nothing.
     package static func entries(ofRemote url: URL, document: RemoteDocument.Fetched) throws(Failure) -> [URL] {
         let location = url.absoluteString
-        guard let format = format(ofPath: url.path) else {
+        guard let format = format(ofPath: url.path) ?? document.contentType.flatMap(format(ofContentType:)) else {
             throw Failure(path: location, reason: "not a playlist (.m3u, .m3u8 or .pls)")
         }
         if document.contentType?.contains("html") == true || document.bytes.contains(0) {

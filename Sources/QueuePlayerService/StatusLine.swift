@@ -1,7 +1,8 @@
 import Glibc
 import QueuePlayer
 
-/// The live status line on the terminal: `▶ 01-morning.mp3  0:03 / 0:08`.
+/// The live status line on the terminal: `▶ 01-morning.mp3  0:03 / 0:08`, and while a station's server is asked
+/// again, what for (`▶ live.mp3  0:41 / live  reconnecting to radio.example.org: connection refused, next try in 2 s`).
 ///
 /// Written to standard output only when it is a terminal; rewritten in place with a carriage return.
 /// Used from one task at a time.
@@ -14,9 +15,10 @@ package struct StatusLine {
         guard let item = player.currentItem else { return }
         let symbol = player.playbackState == .playing ? "▶" : "⏸"
         let elapsed = player.currentTime()
-        let text =
+        var text =
             "\(symbol) \(item.url.lastPathComponent)  \(Self.clock(elapsed.isNumeric ? elapsed.seconds : 0)) / "
             + Self.length(of: item)
+        if player.reasonForWaitingToPlay != nil, let loss = item.connectionLoss { text += "  \(loss)" }
         write("\r\u{1B}[2K" + text)
     }
 

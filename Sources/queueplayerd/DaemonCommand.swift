@@ -89,6 +89,13 @@ struct DaemonCommand: AsyncParsableCommand {
             valueName: "file"))
     var timeTrace: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Trust the certificate authorities in this PEM file for https items, beside the system's store.",
+            discussion: "For a server with an authority of its own (a home Icecast). May be given more than once.",
+            valueName: "file"))
+    var tlsCaFile: [String] = []
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -139,6 +146,13 @@ struct DaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger()
+        for file in tlsCaFile {
+            do throws(RemoteItemTrust.Failure) {
+                try RemoteItemTrust.addCertificateAuthorities(fromPEMFile: file)
+            } catch {
+                throw ValidationError("--tls-ca-file \(error)")
+            }
+        }
         // Opened on another thread while the socket, the output and the player are set up: checking and migrating
         // the database took a millisecond of every start, on the way to the first sound.
         let stateURL = lifecycle.stateURL
@@ -247,7 +261,7 @@ struct DaemonCommand: AsyncParsableCommand {
         guard items.isEmpty else {
             let expansion = ItemPaths.expand(items)
             for problem in expansion.problems { logger.warning("\(problem); not queued") }
-            player.insert(expansion.files, after: nil)
+            player.insert(controller.items(for: expansion), after: nil)
             return false
         }
         if controller.restore() { return true }

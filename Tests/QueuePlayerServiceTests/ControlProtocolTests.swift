@@ -21,6 +21,7 @@ struct ControlProtocolTests {
         (.volume(0.1, relative: true), #"{"command":"volume","level":0.1,"relative":true}"#),
         (.open("/music/a.mp3"), #"{"command":"open","uri":"/music/a.mp3"}"#),
         (.add(["/music/a.mp3", "/music/b"]), #"{"command":"add","items":["/music/a.mp3","/music/b"]}"#),
+        (.add(["/f.rss"], unplayed: true), #"{"command":"add","items":["/f.rss"],"unplayed":true}"#),
         (.insert(["/music/c.mp3"], after: 7), #"{"command":"insert","items":["/music/c.mp3"],"after":7}"#),
         (.remove(7), #"{"command":"remove","item":7}"#), (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
     ]

@@ -6,6 +6,21 @@ import Testing
 
 @testable import QueuePlayer
 
+/// `stream` split by a demultiplexer of `interval`, fed in chunks of `chunk` bytes: its audio and its blocks.
+private func demultiplexed(
+    _ stream: [UInt8], interval: Int, chunk: Int
+) -> (audio: [UInt8], blocks: [ICYDemultiplexer.Block]) {
+    var demultiplexer = ICYDemultiplexer(interval: interval)
+    var audio: [UInt8] = []
+    var blocks: [ICYDemultiplexer.Block] = []
+    for start in stride(from: 0, to: stream.count, by: chunk) {
+        let (pieces, found) = demultiplexer.split(ByteBuffer(bytes: stream[start..<min(start + chunk, stream.count)]))
+        audio += pieces.flatMap { Array($0.readableBytesView) }
+        blocks += found
+    }
+    return (audio, blocks)
+}
+
 @Suite("ICY metadata: stream titles taken out of the audio and told when heard", .tier(.deterministic))
 struct ICYMetadataTests {
     @Test("blocks split across chunks come out whole, at their audio offsets, and the audio comes out alone")
@@ -15,14 +30,7 @@ struct ICYMetadataTests {
         let stream =
             Array(repeating: UInt8(7), count: 10) + block + Array(repeating: 8, count: 10) + [0]
             + Array(repeating: 9, count: 4)
-        var demultiplexer = ICYDemultiplexer(interval: 10)
-        var audio: [UInt8] = []
-        var blocks: [ICYDemultiplexer.Block] = []
-        for start in stride(from: 0, to: stream.count, by: 3) {
-            let (pieces, found) = demultiplexer.split(ByteBuffer(bytes: stream[start..<min(start + 3, stream.count)]))
-            audio += pieces.flatMap { Array($0.readableBytesView) }
-            blocks += found
-        }
+        let (audio, blocks) = demultiplexed(stream, interval: 10, chunk: 3)
         #expect(
             audio == Array(repeating: 7, count: 10) + Array(repeating: 8, count: 10) + Array(repeating: 9, count: 4))
         #expect(blocks == [ICYDemultiplexer.Block(audioOffset: 10, bytes: title)])
@@ -36,6 +44,35 @@ struct ICYMetadataTests {
             ICYDemultiplexer.streamTitle(in: block([0x43, 0x61, 0x66, 0xE9, 0x20, 0x93, 0x32, 0x94])) == "Café “2”")
         #expect(ICYDemultiplexer.streamTitle(in: block([0x4D, 0xFC, 0x6E, 0x63, 0x68, 0x65, 0x6E])) == "München")
         #expect(ICYDemultiplexer.streamTitle(in: Array("StreamUrl='x';".utf8)) == nil)
+    }
+
+    @Test("the largest block (255 × 16 bytes) comes out whole across many chunks, and the audio around it intact")
+    func largestBlock() {
+        let title = Array(repeating: UInt8(ascii: "x"), count: 4_000)
+        var text = Array("StreamTitle='".utf8) + title + Array("';".utf8)
+        text += [UInt8](repeating: 0, count: 255 * 16 - text.count)
+        let stream = Array(repeating: UInt8(7), count: 64) + [255] + text + Array(repeating: 8, count: 64)
+        let (audio, blocks) = demultiplexed(stream, interval: 64, chunk: 100)
+        #expect(audio == Array(repeating: 7, count: 64) + Array(repeating: 8, count: 64))
+        #expect(blocks.count == 1 && blocks.first?.bytes.count == 255 * 16)
+        let told = blocks.first.flatMap { ICYDemultiplexer.streamTitle(in: $0.bytes) }
+        #expect(told == String(decoding: title, as: UTF8.self))
+    }
+
+    @Test("malformed blocks give no title or the text they hold, never a crash or the next field")
+    func malformedBlocks() {
+        let cases: [(String, String?)] = [
+            ("StreamTitle='unterminated", "unterminated"),
+            ("StreamTitle='A';StreamUrl='http://x';", "A"),
+            ("StreamTitle=A;", nil),
+            ("streamtitle='lower';", nil),
+            ("", nil),
+        ]
+        for (text, title) in cases {
+            #expect(ICYDemultiplexer.streamTitle(in: Array(text.utf8)) == title, "\(text)")
+        }
+        let garbage: [UInt8] = [0xFF, 0xFE, 0x00, 0x27, 0x3B] + Array("StreamTitle='".utf8) + [0xFF, 0x80, 0x27, 0x3B]
+        #expect(ICYDemultiplexer.streamTitle(in: garbage) == "ÿ€")
     }
 }
 

@@ -3,10 +3,11 @@ import Foundation
 import QueuePlayer
 import Synchronization
 
-/// A sink written as a user of the library writes one, with its public API alone: `scripts/api check` type-checks
-/// this file outside the package, where nothing `package` is visible. It renders as fast as it is given frames, on
-/// a thread of its own, and keeps every sample. Not a real-time sink: it takes a lock between renders, which one
-/// with a device's deadline must not (see ``AudioSink``).
+/// A sink written as a user of the library writes one, with its public API alone: Tests/OutsideClient, a package that
+/// depends on this one by path and where nothing `package` is visible, builds this file (through a link) and plays
+/// through it (`scripts/api check`). It renders as fast as it is given frames, on a thread of its own, and keeps
+/// every sample. Not a real-time sink: it takes a lock between renders, which one with a device's deadline must not
+/// (see ``AudioSink``).
 final class RecordingSink: AudioSink {
     let name = "recording sink"
     let outputSampleRate: Int? = nil

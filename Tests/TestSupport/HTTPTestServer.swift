@@ -23,6 +23,12 @@ public final class HTTPTestServer: Sendable {
         public var acceptsRanges = true
         /// The first answers for this path stop after this many bytes of their body and close the connection.
         public var dropsAfterBytes: [Int] = []
+        /// The first answers for this path stop after this many bytes of their body and send nothing more, keeping
+        /// the connection open: a server gone silent, which only a read timeout notices.
+        public var silentAfterBytes: [Int] = []
+        /// The first answers for this path stop after this many bytes of their body and reset the connection (a TCP
+        /// RST, as a crashed server or a middlebox sends).
+        public var resetsAfterBytes: [Int] = []
         /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
         /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops.
         public var stallsAfterBytes: Int?
@@ -38,6 +44,8 @@ public final class HTTPTestServer: Sendable {
         /// For a request that asks for ICY metadata, a live stream puts a metadata block after every this many bytes
         /// of its body (`icy-metaint`).
         public var icyInterval: Int?
+        /// The `icy-metaint` the header claims, when it lies about ``icyInterval``.
+        public var icyIntervalHeader: Int?
         /// The `StreamTitle` bytes of the blocks that carry one, by block number (1: after the first interval); the
         /// other blocks are empty.
         public var icyTitles: [Int: [UInt8]] = [:]
@@ -47,6 +55,12 @@ public final class HTTPTestServer: Sendable {
         /// A route serving `body` as MP3 audio.
         public init(body: [UInt8]) {
             self.body = body
+        }
+
+        /// A route serving the text `body` as `contentType`: a playlist, a feed, a web page.
+        public init(text body: String, contentType: String) {
+            self.body = Array(body.utf8)
+            self.contentType = contentType
         }
     }
 
@@ -68,6 +82,8 @@ public final class HTTPTestServer: Sendable {
     final class Tables: Sendable {
         let routes: Mutex<[String: Route]>
         let requests = Mutex<[Request]>([])
+        /// When each request's head arrived, in the order of `requests`.
+        let arrivals = Mutex<[ContinuousClock.Instant]>([])
         /// The connections of stalled answers, each with the rest of its body.
         let stalled = Mutex<[(channel: any Channel, rest: [UInt8])]>([])
         /// Tests waiting for a number of requests, and that number.
@@ -75,6 +91,7 @@ public final class HTTPTestServer: Sendable {
 
         /// Notes a request and lets go the waiters it satisfies.
         func record(_ request: Request) {
+            arrivals.withLock { $0.append(.now) }
             let seen = requests.withLock { requests in
                 requests.append(request)
                 return requests
@@ -97,9 +114,11 @@ public final class HTTPTestServer: Sendable {
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
 
-    /// Starts a server on a free port of 127.0.0.1 serving `routes` (by path, such as "/item.mp3"); over TLS with
-    /// the PEM files `tls` names (then ``url(_:)`` is an `https` URL).
-    public init(routes: [String: Route], tls: (certificate: String, key: String)? = nil) async throws {
+    /// Starts a server on 127.0.0.1 serving `routes` (by path, such as "/item.mp3"), on `port` (0: a free one); over
+    /// TLS with the PEM files `tls` names (then ``url(_:)`` is an `https` URL).
+    public init(
+        routes: [String: Route], port: Int = 0, tls: (certificate: String, key: String)? = nil
+    ) async throws {
         let tables = Tables(routes: routes)
         self.tables = tables
         let context = try tls.map { files in
@@ -120,9 +139,9 @@ public final class HTTPTestServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Responder(tables: tables))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: "127.0.0.1", port: port)
             .get()
-        port = channel.localAddress?.port ?? 0
+        self.port = channel.localAddress?.port ?? 0
     }
 
     private let scheme: String
@@ -139,6 +158,10 @@ public final class HTTPTestServer: Sendable {
 
     /// The requests served so far, in order.
     public var requests: [Request] { tables.requests.withLock { $0 } }
+
+    /// When each request served so far arrived, read on the server's event loop: a test task resumed by
+    /// ``requests(atLeast:)`` on a busy machine may run seconds after that.
+    public var arrivals: [ContinuousClock.Instant] { tables.arrivals.withLock { $0 } }
 
     /// The requests served, once there have been at least `count`.
     public func requests(atLeast count: Int) async -> [Request] {
@@ -193,8 +216,11 @@ private final class Responder: ChannelInboundHandler, Sendable {
         tables.record(HTTPTestServer.Request(path: head.uri, range: range))
         let route = tables.routes.withLock { routes -> HTTPTestServer.Route? in
             guard var route = routes[head.uri] else { return nil }
-            if !route.dropsAfterBytes.isEmpty { routes[head.uri]!.dropsAfterBytes.removeFirst() }
-            route.dropsAfterBytes = Array(route.dropsAfterBytes.prefix(1))
+            // Each of the first answers takes the first cut of its list; the rest wait for the next answers.
+            for cuts in [\HTTPTestServer.Route.dropsAfterBytes, \.silentAfterBytes, \.resetsAfterBytes] {
+                if !route[keyPath: cuts].isEmpty { routes[head.uri]![keyPath: cuts].removeFirst() }
+                route[keyPath: cuts] = Array(route[keyPath: cuts].prefix(1))
+            }
             return route
         }
         let (answer, rest) =
@@ -205,6 +231,15 @@ private final class Responder: ChannelInboundHandler, Sendable {
         if route?.tricklesAfterBytes != nil {
             tables.stalled.withLock { $0.append((channel, [])) }
             Self.trickle(rest, on: channel)
+        } else if route?.silentAfterBytes.isEmpty == false {
+            tables.stalled.withLock { $0.append((channel, [])) }
+        } else if route?.resetsAfterBytes.isEmpty == false {
+            write.whenComplete { _ in
+                // A linger of 0 makes the close a reset.
+                let setting = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                let set = setting ?? channel.eventLoop.makeSucceededVoidFuture()
+                set.whenComplete { _ in channel.close(promise: nil) }
+            }
         } else if route?.stallsAfterBytes == nil {
             write.whenComplete { _ in channel.close(promise: nil) }
         } else {
@@ -235,7 +270,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
         var headers = ["Content-Type: \(route.contentType)", "Connection: close"] + route.extraHeaders
         if route.isLive {
             if icy, let interval = route.icyInterval {
-                headers.append("icy-metaint: \(interval)")
+                headers.append("icy-metaint: \(route.icyIntervalHeader ?? interval)")
                 body = interleave(body, every: interval, titles: route.icyTitles)
             }
             let head = "\(route.liveProtocol) \(status)\r\n" + headers.map { $0 + "\r\n" }.joined()
@@ -252,9 +287,10 @@ private final class Responder: ChannelInboundHandler, Sendable {
         }
         headers.append("Content-Length: \(body.count)")
         var rest: [UInt8] = []
-        let cut = route.dropsAfterBytes.first ?? route.stallsAfterBytes ?? route.tricklesAfterBytes
+        let ended = route.dropsAfterBytes.first ?? route.silentAfterBytes.first ?? route.resetsAfterBytes.first
+        let cut = ended ?? route.stallsAfterBytes ?? route.tricklesAfterBytes
         if let cut, cut < body.count {
-            rest = route.dropsAfterBytes.isEmpty ? Array(body[cut...]) : []
+            rest = ended == nil ? Array(body[cut...]) : []
             body = Array(body.prefix(cut))
         }
         let head = "HTTP/1.1 \(status)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"

@@ -8,15 +8,11 @@ import NIOPosix
 ///
 /// Starting never skips: if the server does not come up, the initializer throws and the test fails.
 public final class IcecastServer: Sendable {
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    /// The port it listens on.
+    /// The port it listens on, the same across restarts.
     public let port: Int
-    /// The source password (user `source`).
+    /// The source password (user `source`), also the admin's.
     public let sourcePassword = "queueplayer-source"
-    private let process: Process
+    private let server: ServerProcess
     private let folder: String
 
     public init() throws {
@@ -41,39 +37,52 @@ public final class IcecastServer: Sendable {
                 <changeowner><user>nobody</user><group>nogroup</group></changeowner></security>
             </icecast>
             """
-        let file = "\(folder)/icecast.xml"
-        try configuration.write(toFile: file, atomically: true, encoding: .utf8)
-        let process = try Subprocess.launch("/usr/bin/icecast2", ["-c", file])
-        self.process = process
-        // Its listening socket is the sign that it is up: try it until it answers, for at most 5 s.
-        let deadline = Date().addingTimeInterval(5)
-        while !LoopbackPort.answers(port) {
-            guard Date() < deadline, process.isRunning else {
-                process.terminate()
-                throw StartError(description: "icecast2 did not start on port \(port); see \(folder)/error.log")
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        try configuration.write(toFile: "\(folder)/icecast.xml", atomically: true, encoding: .utf8)
+        server = ServerProcess(
+            "/usr/bin/icecast2", ["-c", "\(folder)/icecast.xml"], readyPort: port, log: "\(folder)/error.log")
+        try start()
     }
 
     deinit {
-        process.terminate()
-        process.waitUntilExit()
+        stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// Starts the server (again, after ``stop()``) on ``port``. Throws when it does not listen within 5 s.
+    public func start() throws { try server.start() }
+
+    /// Stops the server at once, as a crash would: its sources and listeners lose their connections, and the port
+    /// refuses until ``start()``.
+    public func stop() { server.stop() }
+
     /// The listeners' URL of `mount` ("/radio.mp3").
     public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
+
+    /// Sets the title Icecast sends `mount`'s listeners, as a source's software or an operator does
+    /// (`/admin/metadata`, `mode=updinfo`), with Debian's curl.
+    public func setTitle(_ title: String, of mount: String) async -> Subprocess.Result {
+        var query = URLComponents(string: "http://127.0.0.1:\(port)/admin/metadata")!
+        query.queryItems = [
+            .init(name: "mount", value: mount), .init(name: "mode", value: "updinfo"),
+            .init(name: "song", value: title),
+        ]
+        return await Subprocess.run(
+            "/usr/bin/curl", ["-sf", "--max-time", "10", "-u", "admin:\(sourcePassword)", query.url!.absoluteString],
+            environment: Fixtures.isolatedEnvironment())
+    }
 }
 
 /// A source client for an ``IcecastServer``: `PUT`s an MP3 file to a mount, over and over, at 160 KB/s (several
-/// times real time), until stopped.
+/// times real time) unless told a rate, until stopped.
 public final class IcecastSource: Sendable {
     private let channel: any Channel
     private let sending: RepeatedTask
 
-    /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners).
-    public init(server: IcecastServer, mount: String, file: URL, name: String) async throws {
+    /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners), at
+    /// `bytesPerSecond` (the file's bit rate / 8 is real time, as a station's encoder sends).
+    public init(
+        server: IcecastServer, mount: String, file: URL, name: String, bytesPerSecond: Int = 163_840
+    ) async throws {
         let bytes = Array(try Data(contentsOf: file))
         let credentials = Data("source:\(server.sourcePassword)".utf8).base64EncodedString()
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -83,7 +92,7 @@ public final class IcecastSource: Sendable {
             + "Content-Type: audio/mpeg\r\nIce-Name: \(name)\r\nIce-Public: 0\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: head))
         let channel = self.channel
-        let chunk = 8192
+        let chunk = max(1, bytesPerSecond / 20)
         sending = try await channel.eventLoop.submit {
             // Only the loop's thread sends, so the offset needs no lock.
             let offset = NIOLoopBoundBox(0, eventLoop: channel.eventLoop)

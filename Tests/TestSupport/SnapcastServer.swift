@@ -28,7 +28,7 @@ public final class SnapcastServer: Sendable {
     public let sampleRate: Int
     /// Snapcast's buffer: what a client plays is what the source sent this long before.
     public let bufferMilliseconds: Int
-    private let process = Mutex<Process?>(nil)
+    private let server: ServerProcess
     let folder: String
 
     /// Starts a server whose source takes `sampleRate`:16:2 on `sourcePort` (a free port by default) and whose
@@ -67,6 +67,10 @@ public final class SnapcastServer: Sendable {
             sink = file:\(folder)/server.log
             """
         try configuration.write(toFile: "\(folder)/snapserver.conf", atomically: true, encoding: .utf8)
+        // The control port is the sign that it is up (a connection to the source port would be taken as a player).
+        server = ServerProcess(
+            "/usr/bin/snapserver", ["-c", "\(folder)/snapserver.conf"], readyPort: controlPort,
+            log: "\(folder)/server.log")
         try start()
     }
 
@@ -76,19 +80,7 @@ public final class SnapcastServer: Sendable {
     }
 
     /// Starts the server (again, after ``stop()``), on the same ports; returns once it answers.
-    public func start() throws {
-        let process = try Subprocess.launch("/usr/bin/snapserver", ["-c", "\(folder)/snapserver.conf"])
-        self.process.withLock { $0 = process }
-        // The control port is the sign that it is up (a connection to the source port would be taken as a player).
-        let deadline = Date().addingTimeInterval(5)
-        while !LoopbackPort.answers(controlPort) {
-            guard Date() < deadline, process.isRunning else {
-                stop()
-                throw StartError(description: "snapserver did not start; see \(folder)/server.log")
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
+    public func start() throws { try server.start() }
 
     /// The times snapserver restarted its timeline because it read its source late ("onResync" in its log): the
     /// rooms hear the stream jump there. Snapserver 0.26 does so when it completes a read more than one chunk after
@@ -125,19 +117,14 @@ public final class SnapcastServer: Sendable {
 
     /// Stops the server's process for `duration` (SIGSTOP, then SIGCONT), as a machine whose CPU is taken away does.
     public func stall(for duration: Duration) async throws {
-        guard let process = process.withLock({ $0 }) else { return }
-        kill(process.processIdentifier, SIGSTOP)
-        defer { kill(process.processIdentifier, SIGCONT) }
+        guard let pid = server.processIdentifier else { return }
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
         try await Task.sleep(for: duration)
     }
 
     /// Kills the server (a test of a server that dies mid-playback calls this) and waits until it has exited.
-    public func stop() {
-        guard let process = process.withLock({ $0.take() }) else { return }
-        // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGTERM.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func stop() { server.stop() }
 
     /// Starts a `snapclient` for each of `rooms` (its host ID is the room's name), playing into the room's PulseAudio
     /// server (into `sink`, or the server's default), and returns once the server has told its control connection

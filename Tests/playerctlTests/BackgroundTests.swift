@@ -33,7 +33,10 @@ struct BackgroundTests {
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { $0.plays(past: 0.5) } != nil, "\(states.history)")
         daemon.send(SIGUSR1)
-        #expect(await states.first { $0.application == "background" } != nil, "\(states.history)")
+        let entered = await states.first { $0.application == "background" }
+        #expect(entered != nil, "\(states.history)")
+        // On a busy machine the signal may come after join-1: each item that starts in the background is named.
+        let startedInBackground = names.drop { name in !(entered?.isOn(name) ?? false) }.dropFirst()
         let status = await daemon.exitStatus(within: 10)
         let samples = await recording.finish(afterFurther: 8_820)
         let log = daemon.log
@@ -42,10 +45,9 @@ struct BackgroundTests {
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
         #expect(recordingDifference(samples, reference: reference) == nil, "the sound changed in the background")
         for line in [
-            "entered the background", "App is backgrounded. Time is: ", "New music name: join-2.mp3",
-            "New music name: join-3.mp3", "background task 'save state' (#1) began",
+            "entered the background", "App is backgrounded. Time is: ", "background task 'save state' (#1) began",
             "background task 'save state' (#1) ended after", "saved the state to \(state.path)",
-        ] {
+        ] + startedInBackground.map({ "New music name: \($0).mp3" }) {
             #expect(log.contains(line), "the log lacks \(line): \(log)")
         }
         #expect(!log.contains("paused: entered the background"))

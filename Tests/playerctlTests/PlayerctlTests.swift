@@ -172,7 +172,8 @@ struct PlayerctlDaemonTests {
 
         // A client's add is refused as a whole, naming the playlist and the problem.
         let socket = privateSocket("lists")
-        let daemon = try RunningDaemon(["--sink", "null", "--socket", socket])
+        // Paused, so that what is added stays queued while the queue is read, however busy the machine.
+        let daemon = try RunningDaemon(["--sink", "null", "--pause", "--socket", socket])
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { _ in true } != nil, "the daemon answers: \(states.history)")
         let refusals = [(hls, "is an HLS playlist"), (empty, "lists nothing to play"), (rtsp, "http or https URLs")]
@@ -217,7 +218,8 @@ struct PlayerctlDaemonTests {
         #expect(playedFiles(played.standardError) == ["join-1.mp3", "join-2.mp3"], "\(played.standardError)")
 
         let socket = privateSocket("remote-lists")
-        let daemon = try RunningDaemon(["--sink", "null", "--socket", socket])
+        // Paused, so that what is added stays queued while the queue is read, however busy the machine.
+        let daemon = try RunningDaemon(["--sink", "null", "--pause", "--socket", socket])
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { _ in true } != nil, "the daemon answers: \(states.history)")
         let refusals = [

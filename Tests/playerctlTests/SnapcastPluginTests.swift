@@ -18,6 +18,18 @@ extension SnapcastControl {
     }
 }
 
+/// Writes, beside `socket`, what contrib/snapcast/queueplayer-snapcast does, with the playerctl built and the test's
+/// socket, and returns its path: snapserver's control script for the daemon at `socket`.
+func snapcastPluginScript(_ socket: String) throws -> String {
+    let folder = URL(fileURLWithPath: socket).deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let script = folder.appendingPathComponent("queueplayer-snapcast").path
+    try "#!/bin/sh\nexec \(Fixtures.playerctl.path) snapcast-plugin --socket \(socket) \"$@\"\n"
+        .write(toFile: script, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+    return script
+}
+
 /// The URL of the item properties name, or "".
 private func url(_ properties: [String: Any]) -> String {
     (properties["metadata"] as? [String: Any])?["url"] as? String ?? ""
@@ -30,14 +42,7 @@ struct SnapcastPluginTests {
         .timeLimit(.minutes(1)))
     func controlsBothWays() async throws {
         let socket = privateSocket("snapcast")
-        let folder = URL(fileURLWithPath: socket).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // What contrib/snapcast/queueplayer-snapcast does, with the playerctl built and the test's socket.
-        let script = folder.appendingPathComponent("queueplayer-snapcast").path
-        try "#!/bin/sh\nexec \(Fixtures.playerctl.path) snapcast-plugin --socket \(socket) \"$@\"\n"
-            .write(toFile: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
-        let snapserver = try SnapcastServer(sampleRate: 44_100, controlScript: script)
+        let snapserver = try SnapcastServer(sampleRate: 44_100, controlScript: try snapcastPluginScript(socket))
         let daemon = try RunningDaemon([
             "--sink", "snapcast", "--server", "127.0.0.1:\(snapserver.sourcePort)", "--sample-rate", "44100",
             "--socket", socket, Fixtures.mp3("stereo-44k-5s").path, Fixtures.mp3("join-1").path,

@@ -22,23 +22,33 @@ package struct DecoderContext: Sendable {
     let framesLeftToHear: @Sendable () -> (frames: Int, rate: Int)?
     /// Tells the engine that what was decoded has all been heard and the decoder still waits for bytes.
     let stalled: @Sendable () -> Void
+    /// Told, on the download's thread, each failed attempt to reach a remote item's server, and nil once bytes
+    /// come again or the download ends.
+    let connectionChanged: @Sendable (ConnectionLoss?) -> Void
+    /// True when something is queued after the item: a server that never answered is then given up in time
+    /// (``ReconnectPolicy``). Any thread.
+    let hasItemAfter: @Sendable () -> Bool
 
-    /// A context for a thread of its own: waits end when bytes arrive or the download gives up.
+    /// A context for a thread of its own: waits end when bytes arrive or the download gives up, as if other items
+    /// followed.
     package init(logger: Logger) {
         self.init(
             logger: logger, wake: DispatchSemaphore(value: 0), isInterrupted: { false }, framesLeftToHear: { nil },
-            stalled: {})
+            stalled: {}, connectionChanged: { _ in }, hasItemAfter: { true })
     }
 
     init(
         logger: Logger, wake: DispatchSemaphore, isInterrupted: @escaping @Sendable () -> Bool,
-        framesLeftToHear: @escaping @Sendable () -> (frames: Int, rate: Int)?, stalled: @escaping @Sendable () -> Void
+        framesLeftToHear: @escaping @Sendable () -> (frames: Int, rate: Int)?, stalled: @escaping @Sendable () -> Void,
+        connectionChanged: @escaping @Sendable (ConnectionLoss?) -> Void, hasItemAfter: @escaping @Sendable () -> Bool
     ) {
         self.logger = logger
         self.wake = wake
         self.isInterrupted = isInterrupted
         self.framesLeftToHear = framesLeftToHear
         self.stalled = stalled
+        self.connectionChanged = connectionChanged
+        self.hasItemAfter = hasItemAfter
     }
 
     /// Waits until ``wake`` is signalled. While the output plays, it looks again when what is left to hear should

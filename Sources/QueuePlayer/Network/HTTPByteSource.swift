@@ -24,6 +24,8 @@ final class HTTPByteSource: ByteSource {
     private(set) var failure: DecoderError?
     /// How much has arrived ahead of the decoder.
     var forwardBuffer: ForwardBuffer { buffer.gauge }
+    /// The item's bytes the buffer holds now.
+    var heldBytes: Range<Int> { buffer.state.withLock { $0.start..<$0.end } }
     private let buffer: HTTPBuffer
     private let context: DecoderContext
     private var download: Task<Void, Never>?
@@ -35,7 +37,7 @@ final class HTTPByteSource: ByteSource {
         self.url = url
         self.context = context
         buffer = HTTPBuffer(capacity: Self.capacityBytes, wake: context.wake)
-        download = HTTPDownload.start(url: url, at: 0, generation: 0, into: buffer, logger: context.logger)
+        download = HTTPDownload.start(url: url, at: 0, generation: 0, into: buffer, context: context)
         var head: HTTPBuffer.Head?
         var failure: DecoderError?
         try waitForBuffer { state in
@@ -112,8 +114,7 @@ final class HTTPByteSource: ByteSource {
     private func startDownload(at offset: Int) {
         download?.cancel()
         let generation = buffer.restart(at: offset)
-        download = HTTPDownload.start(
-            url: url, at: offset, generation: generation, into: buffer, logger: context.logger)
+        download = HTTPDownload.start(url: url, at: offset, generation: generation, into: buffer, context: context)
     }
 
     /// Runs `isDone` under the buffer's lock until it returns true, waiting for the download in between. Throws

@@ -9,21 +9,24 @@ import NIOSSL
 /// Fetches a remote item into an ``HTTPBuffer`` with async-http-client, from a byte offset on, and keeps fetching
 /// through dropped connections.
 ///
-/// - The first answer decides whether the item plays: a host that cannot be reached, a status other than 2xx, or a
-///   body that is text (an HTML error page, JSON) fails the item with an error naming the URL.
-/// - Once the item has been answered, whatever stops its sound from coming (a drop, a reset, a body that ends early,
-///   a read timeout, a refusal, an error status) is tried again as ``ReconnectPolicy`` says: a live stream at its
-///   live edge for as long as it plays, a finite item for a bounded time, from the next byte needed
-///   (`Range: bytes=N-`); a server that ignores ranges sends the item from its start, and the bytes already had are
-///   skipped, so nothing is heard twice or missed. The log says so once per loss and once when bytes come again.
+/// - The first answer decides whether the item plays: a status other than 2xx (but a gateway's 502 or 504, or 503),
+///   a body that is text (an HTML error page, JSON), a playlist or audio of another format, a TLS certificate not
+///   trusted, or answers that cannot be followed fail the item at once with an error naming the URL.
+/// - Whatever else stops its sound from coming, before the first answer or after (a server refused, unreachable or
+///   not yet resolvable, a drop, a reset, a body that ends early, a timeout, an error status once answered) is tried
+///   again as ``ReconnectPolicy`` says: a live stream at its live edge for as long as it plays, a finite item for a
+///   bounded time, from the next byte needed (`Range: bytes=N-`); a server that ignores ranges sends the item from
+///   its start, and the bytes already had are skipped, so nothing is heard twice or missed. The log says so once
+///   per loss and once when bytes come again; the decoder's context is told each failed attempt
+///   (``ConnectionLoss``) and the loss's end.
 ///
-/// Threading: runs as a task of its own; the buffer is its only link to the decoder.
+/// Threading: runs as a task of its own; the buffer and the context are its only links to the decoder.
 enum HTTPDownload {
     /// The client every remote item shares: redirects followed (at most 5, no loops), a connection given up after 5 s,
     /// a read after 10 s of silence; TLS verifies certificates against the system's store; a SHOUTcast v1 server's `ICY
     /// 200 OK` is understood (``ShoutcastStatusLine``). A connection that cannot be made (refused, no such host, a
     /// certificate not trusted) fails its request at once rather than being tried again until the connect timeout:
-    /// ``run(_:from:)`` tries items already answered again as ``ReconnectPolicy`` says. It runs on an event loop of its
+    /// ``run(_:from:)`` asks again as ``ReconnectPolicy`` says. It runs on an event loop of its
     /// own, so that a thread of the process that blocks on NIO's shared loops (or waits for an item to open) cannot
     /// hold up the downloads.
     static let client = HTTPClient(
@@ -40,12 +43,13 @@ enum HTTPDownload {
     static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// How long an answer's head may take.
     static let headTimeout = TimeAmount.seconds(15)
-    /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`.
+    /// Starts fetching `url` from byte `offset` for the buffer's generation `generation`; `context` is told of
+    /// losses and says whether anything is queued after the item.
     static func start(
-        url: URL, at offset: Int, generation: Int, into buffer: HTTPBuffer, logger: Logger
+        url: URL, at offset: Int, generation: Int, into buffer: HTTPBuffer, context: DecoderContext
     ) -> Task<Void, Never> {
         Task(executorPreference: DownloadExecutor.shared) {
-            await run(Request(url: url, generation: generation, buffer: buffer, logger: logger), from: offset)
+            await run(Request(url: url, generation: generation, buffer: buffer, context: context), from: offset)
         }
     }
 
@@ -54,13 +58,23 @@ enum HTTPDownload {
         let url: URL
         let generation: Int
         let buffer: HTTPBuffer
-        let logger: Logger
+        let context: DecoderContext
+        var logger: Logger { context.logger }
         /// What the first answer said, once there was one.
         var head: HTTPBuffer.Head? { buffer.state.withLock { $0.head } }
-        var isAnswered: Bool { head != nil }
+
+        /// What the reconnection policy knows of the item now.
+        var item: ReconnectPolicy.Item {
+            guard let head else { return .unanswered(hasItemAfter: context.hasItemAfter()) }
+            return head.isLive ? .live : .finite
+        }
 
         func error(_ code: DecoderError.Code, _ reason: String, _ suggestion: String) -> DecoderError {
             DecoderError(code, url: url, reason: reason, suggestion: suggestion)
+        }
+
+        func fail(_ error: DecoderError) {
+            buffer.failed(error, generation: generation)
         }
     }
 
@@ -68,7 +82,7 @@ enum HTTPDownload {
     private enum Interruption: Error, CustomStringConvertible {
         /// The item cannot play: tell the decoder.
         case fatal(DecoderError)
-        /// The connection went away; another attempt may resume it.
+        /// The connection went away, or the server cannot serve the item now; another attempt may resume it.
         case dropped(String)
 
         var description: String {
@@ -79,96 +93,95 @@ enum HTTPDownload {
         }
     }
 
+    /// A loss of the server, from the first failed attempt to the first bytes after it.
+    private struct Loss {
+        let since: ContinuousClock.Instant
+        /// The item had answered before: a live stream's gap is what it sent since.
+        let wasAnswered: Bool
+        var failedAttempts = 0
+    }
+
     private static func run(_ request: Request, from start: Int) async {
         var offset = start
-        var failedAttempts = 0
-        var lostAt: ContinuousClock.Instant?
+        var loss: Loss?
+        defer { if loss != nil { request.context.connectionChanged(nil) } }
         while !Task.isCancelled {
             do {
-                if try await attempt(request, offset: &offset, lostAt: &lostAt) { return }
+                if try await attempt(request, offset: &offset, loss: &loss) { return }
                 throw Interruption.dropped("the server ended the body early")
             } catch Interruption.fatal(let error) {
-                request.buffer.failed(error, generation: request.generation)
+                request.fail(error)
                 return
             } catch {
                 guard !Task.isCancelled else { return }
-                let reason = String(describing: error)
-                guard request.isAnswered else {
-                    request.buffer.failed(unreachable(error, url: request.url), generation: request.generation)
+                let item = request.item
+                // An item that never answered is asked for again only where asking again could help.
+                if case .unanswered = item, !NetworkFailure.isTransient(error) {
+                    request.fail(NetworkFailure.unreachable(error, url: request.url))
                     return
                 }
-                // A loss lasts until bytes come again: the first failure after bytes came starts the waits from the
-                // first, and each failure without a byte between moves them on.
-                failedAttempts = lostAt == nil ? 1 : failedAttempts + 1
-                let lost = lostAt ?? .now
+                var current = loss ?? Loss(since: .now, wasAnswered: request.head != nil)
+                current.failedAttempts += 1
                 let decision = ReconnectPolicy.decide(
-                    failures: failedAttempts, lostFor: .now - lost, isLive: request.head?.isLive == true,
+                    failures: current.failedAttempts, lostFor: .now - current.since, item: item,
                     jitter: .random(in: 0...1))
                 guard case .retry(let wait) = decision else {
-                    let patience = Int(ReconnectPolicy.finiteItemPatience / .seconds(1))
-                    let failure = request.error(
-                        .networkFailure,
-                        "the connection was lost at byte \(offset) and no byte came for \(patience) s: \(reason)",
-                        "Check that the server is running, then play the item again")
-                    request.buffer.failed(failure, generation: request.generation)
+                    request.fail(givenUp(request, item: item, offset: offset, error: error))
                     return
                 }
-                // Once per loss, however many attempts it takes: the loss lasts until bytes come again.
-                if lostAt == nil {
-                    lostAt = lost
-                    request.logger.warning(
-                        "connection lost; reconnecting",
-                        metadata: ["url": "\(request.url.absoluteString)", "byte": "\(offset)", "reason": "\(reason)"])
-                }
+                if loss == nil { logLoss(request, item: item, offset: offset, error: error) }
+                loss = current
+                request.context.connectionChanged(
+                    ConnectionLoss(
+                        server: NetworkFailure.server(of: request.url), reason: NetworkFailure.words(for: error),
+                        failedAttempts: current.failedAttempts, nextAttemptIn: wait))
                 try? await Task.sleep(for: wait)
             }
         }
     }
 
-    /// Why the first request for `url` got no answer: the host could not be reached, or its TLS certificate is
-    /// not trusted (refused, never skipped).
-    static func unreachable(_ error: any Error, url: URL) -> DecoderError {
-        if let reason = misconfiguration(error) {
-            return DecoderError(
-                .networkFailure, url: url, reason: reason,
-                suggestion: "Check the URL; if it is right, its server is misconfigured")
+    /// Logs a loss once, however many attempts it takes: it lasts until bytes come again.
+    private static func logLoss(_ request: Request, item: ReconnectPolicy.Item, offset: Int, error: any Error) {
+        var metadata: Logger.Metadata = [
+            "url": "\(request.url.absoluteString)", "reason": "\(NetworkFailure.words(for: error))",
+        ]
+        guard case .unanswered = item else {
+            metadata["byte"] = "\(offset)"
+            request.logger.warning("connection lost; reconnecting", metadata: metadata)
+            return
         }
-        guard error is NIOSSLError else {
-            return DecoderError(
-                .networkFailure, url: url, reason: "cannot fetch it: \(error)",
-                suggestion: "Check the URL and that the server is running and reachable")
-        }
-        return DecoderError(
-            .networkFailure, url: url,
-            reason: "its server's TLS certificate is not trusted, so it was not fetched: \(error)",
-            suggestion: "Check the URL; a server with a self-signed, expired or mismatched certificate is refused, "
-                + "never skipped")
+        request.logger.warning("cannot reach the server; asking again", metadata: metadata)
     }
 
-    /// What is wrong with a server whose answers cannot be followed: redirects in a loop or past the limit, headers
-    /// past NIO's bound.
-    private static func misconfiguration(_ error: any Error) -> String? {
-        if let error = error as? HTTPClientError {
-            if error == .redirectCycleDetected { return "its server redirects in a loop" }
-            if error == .redirectLimitReached { return "its server redirected more than 5 times" }
+    /// The failure of an item the policy gave up.
+    private static func givenUp(
+        _ request: Request, item: ReconnectPolicy.Item, offset: Int, error: any Error
+    ) -> DecoderError {
+        let reason = NetworkFailure.words(for: error)
+        guard item == .finite else {
+            let patience = Int(ReconnectPolicy.unansweredItemPatience / .seconds(1))
+            return request.error(
+                .networkFailure, "no answer it could play for \(patience) s: \(reason)",
+                "Check the URL and that the server is running and reachable")
         }
-        if let error = error as? HTTPParserError, error == .headerOverflow {
-            return "its server's answer has more than 80 KiB of headers"
-        }
-        return nil
+        let patience = Int(ReconnectPolicy.finiteItemPatience / .seconds(1))
+        return request.error(
+            .networkFailure, "the connection was lost at byte \(offset) and no byte came for \(patience) s: \(reason)",
+            "Check that the server is running, then play the item again")
     }
 
     /// Requests the item from `offset` (a live stream: from its live edge) and copies its body into the buffer,
     /// moving `offset` past what arrived. True when the item's end was reached (or the fetch is no longer wanted);
-    /// false when the body ended early, which for a live stream is whenever it ends. `lostAt` is when the item was
-    /// lost, if it is: cleared (and the return told) once bytes come again.
+    /// false when the body ended early, which for a live stream is whenever it ends. `loss` is the loss under way, if
+    /// any: ended (and the return told) once bytes come again.
     private static func attempt(
-        _ request: Request, offset: inout Int, lostAt: inout ContinuousClock.Instant?
+        _ request: Request, offset: inout Int, loss: inout Loss?
     ) async throws -> Bool {
         let known = request.head
         var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
         httpRequest.headers.add(name: "User-Agent", value: "QueuePlayer")
         httpRequest.headers.add(name: "Icy-MetaData", value: "1")
+        httpRequest.tlsConfiguration = RemoteItemTrust.tlsConfiguration
         if offset > 0, known?.isLive != true { httpRequest.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response = try await client.execute(httpRequest, timeout: headTimeout)
         let answer = try check(response, request: request, offset: offset)
@@ -183,9 +196,9 @@ enum HTTPDownload {
         var icy = interval > 0 ? ICYDemultiplexer(interval: interval) : nil
         var pace = ArrivalPace(startingAt: .now)
         for try await body in response.body {
-            if let lost = lostAt, body.readableBytes > 0 {
-                cameBack(request, lostAt: lost, offset: offset, isLive: known?.isLive == true)
-                lostAt = nil
+            if let ended = loss, body.readableBytes > 0 {
+                cameBack(request, after: ended, offset: offset)
+                loss = nil
             }
             if let rate = pace.arrived(body.readableBytes, at: .now, audioByteRate: request.buffer.gauge.byteRate) {
                 throw Interruption.fatal(
@@ -219,12 +232,17 @@ enum HTTPDownload {
         return true
     }
 
-    /// Bytes came again after a loss (since `lostAt`): logged once. A live stream goes on at its live edge, and the
-    /// gap (what the station sent meanwhile, missed) is recorded at `offset`, where its sound goes on.
-    private static func cameBack(_ request: Request, lostAt: ContinuousClock.Instant, offset: Int, isLive: Bool) {
-        let gap = (ContinuousClock.now - lostAt) / .seconds(1)
+    /// Bytes came again after `loss`: logged once, and told. A live stream goes on at its live edge, and the gap
+    /// (what the station sent meanwhile, missed) is recorded at `offset`, where its sound goes on.
+    private static func cameBack(_ request: Request, after loss: Loss, offset: Int) {
+        request.context.connectionChanged(nil)
+        let gap = (ContinuousClock.now - loss.since) / .seconds(1)
         let metadata: Logger.Metadata = ["url": "\(request.url.absoluteString)", "gap": "\(Int(gap * 1000)) ms"]
-        guard isLive else {
+        guard loss.wasAnswered else {
+            request.logger.notice("the server answered; the item plays", metadata: metadata)
+            return
+        }
+        guard request.head?.isLive == true else {
             request.logger.notice("reconnected; the item goes on from byte \(offset)", metadata: metadata)
             return
         }
@@ -255,26 +273,27 @@ enum HTTPDownload {
         if response.status == .rangeNotSatisfiable, offset > 0 { return .pastTheEnd }
         guard (200..<300).contains(response.status.code) else {
             let status = "the server answered \(response.status.code) \(response.status.reasonPhrase)"
-            // Once answered, an error is the server restarting (Icecast answers 404 until its source is back).
-            if known != nil { throw Interruption.dropped(status) }
+            // Once answered, an error is the server restarting (Icecast answers 404 until its source is back);
+            // before, only a gateway's failure or an overload says to ask again.
+            if known != nil || [502, 503, 504].contains(response.status.code) { throw Interruption.dropped(status) }
             throw Interruption.fatal(
                 request.error(
                     .serverRefused, status,
                     response.status.code >= 500
                         ? "The server failed; try again later" : "Check the URL, or remove the item from the queue"))
         }
-        if let type = headers.first(name: "Content-Type")?.lowercased(), isPlaylist(type) {
-            throw Interruption.fatal(
-                request.error(
-                    .notMPEGAudio, "is a playlist (\(type)), not audio",
-                    "Give it as a playlist (a URL ending in .m3u, .m3u8 or .pls is expanded to its entries), "
-                        + "or queue a stream it lists"))
-        }
-        if let type = headers.first(name: "Content-Type")?.lowercased(), isText(type) {
-            throw Interruption.fatal(
-                request.error(
-                    .notMPEGAudio, "not an MP3 stream: the server sent \(type)",
-                    "Check the URL: it should lead to the audio itself, not to a web page"))
+        if let type = headers.first(name: "Content-Type")?.lowercased() {
+            let kind = ContentType(type)
+            if kind == .playlist {
+                throw Interruption.fatal(
+                    request.error(
+                        .notMPEGAudio, "is a playlist (\(type)), not audio",
+                        "Add it to the queue as a playlist (playerctl add expands it to its entries), "
+                            + "or queue a stream it lists"))
+            }
+            if let (reason, suggestion) = kind.refusal(of: type) {
+                throw Interruption.fatal(request.error(.notMPEGAudio, reason, suggestion))
+            }
         }
         // A live stream's new connection goes on where the old one stopped: its bytes follow on in the buffer.
         if known?.isLive == true { return .fromOffset }
@@ -298,16 +317,6 @@ enum HTTPDownload {
             request.buffer.receivedHead(head, generation: request.generation)
         }
         return answer
-    }
-
-    /// Content types of playlists: M3U (`audio/x-mpegurl`, and HLS's `application/vnd.apple.mpegurl`) and PLS.
-    private static func isPlaylist(_ type: String) -> Bool {
-        type.contains("mpegurl") || type.contains("scpls") || type.contains("pls+xml")
-    }
-
-    /// Content types that are never audio: what a web server sends for an error page or an API's answer.
-    private static func isText(_ type: String) -> Bool {
-        type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("html")
     }
 }
 

@@ -16,6 +16,7 @@ final class TimeObserver: Sendable {
     }
 
     /// Takes the player's picture for a call of the block: run where the time falls due, before the call is queued.
+    /// Nil when no call is to be made: the time's item has left the player, or the player is gone.
     typealias Picture = @Sendable (MediaTime, QueueEntry) -> ObserverCall?
 
     let schedule: Schedule
@@ -36,9 +37,14 @@ final class TimeObserver: Sendable {
     }
 
     /// Calls the block with `time` (in `entry`) on the observer's queue, unless the observer has been removed by
-    /// then, or it is periodic and `time` repeats the time it delivered last in the same entry (a seek and the play
-    /// after it both report the same time).
+    /// then, the picture says no call is to be made, or it is periodic and `time` repeats the time it delivered last
+    /// in the same entry (a seek and the play after it both report the same time).
     func deliver(_ time: MediaTime, in entry: QueueEntry) {
+        var call = ObserverCall(time: time)
+        if let picture {
+            guard let taken = picture(time, entry) else { return }
+            call = taken
+        }
         if isPeriodic {
             let repeated = lastDelivered.withLock { last in
                 defer { last = (entry.id, time) }
@@ -46,7 +52,7 @@ final class TimeObserver: Sendable {
             }
             guard !repeated else { return }
         }
-        gate.run(picture?(time, entry) ?? ObserverCall(time: time)) { [block] in block(time) }
+        gate.run(call) { [block] in block(time) }
     }
 
     /// Stops all further calls (see ``ObserverGate/close()``).

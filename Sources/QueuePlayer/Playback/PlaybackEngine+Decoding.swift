@@ -64,7 +64,11 @@ extension PlaybackEngine {
                 self?.state.withLock { $0.phase.isFinal || $0.waitingRestart != nil } ?? true
             },
             framesLeftToHear: { [weak self] in self?.framesLeftToHear() },
-            stalled: { [weak self] in self?.stalled(entry) })
+            stalled: { [weak self] in self?.stalled(entry) },
+            connectionChanged: { [weak self] loss in
+                self?.connectionChanged(entry, loss)
+            },
+            hasItemAfter: { [weak self] in self?.state.withLock { !$0.pending.isEmpty } ?? false })
     }
 
     /// The stream the decoding thread writes into: its format (nil before the first item, or once it was closed),
@@ -81,8 +85,7 @@ extension PlaybackEngine {
         let startFrame: Int
         do {
             decoder = try openDecoder(entry.url, context: decodingContext(for: entry))
-            // A live stream starts again at its live edge, wherever it was.
-            startFrame = decoder.isLive ? 0 : led?.startFrame(atRate: decoder.format.sampleRate) ?? 0
+            startFrame = firstFrame(of: entry, led: led, decoder: decoder)
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
         } catch let error where error.code == .interrupted {
             state.withLock { $0.abandonOpening() }.forEach { $0(false) }
@@ -124,6 +127,18 @@ extension PlaybackEngine {
             stream.endIsMarked = true
             holdAtItemEnd()
         }
+    }
+
+    /// Where `entry`, just opened by `decoder`, starts: a live stream at its live edge, wherever it was; a seek or a
+    /// cue where it asks; otherwise where its item's start time says (kept until the item is heard, so that an
+    /// opening given up before that does not lose it).
+    private func firstFrame(of entry: QueueEntry, led: Restart?, decoder: any AudioDecoder) -> Int {
+        let rate = decoder.format.sampleRate
+        if decoder.isLive { return 0 }
+        if let led, led.startFrame > 0 || led.resumes == entry { return led.startFrame(atRate: rate) }
+        let start = state.withLock { $0.player.items[entry.id] }?.startTime ?? .zero
+        guard start.isNumeric, start.seconds > 0 else { return 0 }
+        return Int((start.seconds * Double(rate)).rounded())
     }
 
     /// Makes the stream's format `format`: after a change, what was written is drained and the stream closed, then
@@ -235,14 +250,21 @@ extension PlaybackEngine {
 
     /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped, the
     /// output failed, or a skip, seek or edit arrived meanwhile (it is carried out at once, not after the drain).
+    /// The stream closes at once when there is nothing left to hear: after a flush with nothing written since, or
+    /// while buffering (it began once everything written was heard). A sink paused meanwhile would never finish a
+    /// drain.
     private func drainForFormatChange() -> Bool {
         let end = renderer.producedFrames
-        while renderer.position.read().ringFrames < end {
-            let mustStop = state.withLock { $0.phase.isFinal || $0.phase.isOutputLost || $0.waitingRestart != nil }
-            guard !mustStop else { return false }
-            renderer.waitForSpace(frames: .max, timeout: .now() + .milliseconds(100))
+        let isAllHeard =
+            heardThroughFrame.load(ordering: .acquiring) >= end || state.withLock { $0.phase == .buffering }
+        if !isAllHeard {
+            while renderer.position.read().ringFrames < end {
+                let mustStop = state.withLock { $0.phase.isFinal || $0.phase.isOutputLost || $0.waitingRestart != nil }
+                guard !mustStop else { return false }
+                renderer.waitForSpace(frames: .max, timeout: .now() + .milliseconds(100))
+            }
+            guard drainOutput() else { return false }
         }
-        guard drainOutput() else { return false }
         sink.stop()
         return true
     }

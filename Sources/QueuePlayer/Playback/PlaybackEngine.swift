@@ -65,6 +65,8 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// representation does not change, so nothing accumulates.
     struct EventListener: Sendable {
         let hear: @Sendable (PlaybackEvent) -> Void
+        /// Told when something its property observers read changed without an event (an item's connection).
+        let changed: @Sendable () -> Void
     }
 
     /// Creates an engine that plays through `sink`. `bufferFrames` sizes the decode-ahead ring (nil: what the sink
@@ -326,10 +328,20 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     }
 
     /// Sends every event to `listener` instead of ``events``, which finishes at once (nobody reads it, so nothing
-    /// may pile up in it). For the player built on this engine; call before the first play.
-    func listen(_ listener: @escaping @Sendable (PlaybackEvent) -> Void) {
-        eventListener.withLock { $0 = EventListener(hear: listener) }
+    /// may pile up in it), and tells `changed` of changes its observers read that are no events. For the player built
+    /// on this engine; call before the first play.
+    func listen(
+        changed: @escaping @Sendable () -> Void = {}, _ listener: @escaping @Sendable (PlaybackEvent) -> Void
+    ) {
+        eventListener.withLock { $0 = EventListener(hear: listener, changed: changed) }
         eventContinuation.finish()
+    }
+
+    /// The download of `entry`'s item lost its server (`loss`), or has it again (nil): recorded on the player's item,
+    /// and the player told. The download's thread.
+    func connectionChanged(_ entry: QueueEntry, _ loss: ConnectionLoss?) {
+        guard state.withLock({ $0.player.items[entry.id] })?.noteConnection(loss) == true else { return }
+        eventListener.withLock { $0 }?.changed()
     }
 
     func post(_ event: PlaybackEvent) {

@@ -18,6 +18,9 @@ struct PlaybackTimeline {
         var resumeFrame = 0
         /// Stream marks (titles, gaps) not yet heard, each with the ring frame it applies from, in order.
         var marks: [(frame: Int, kind: StreamMark.Kind)] = []
+
+        /// Ring frame of the first frame written: the item's first, or the one playback began at.
+        var firstWrittenFrame: Int { startFrame + resumeFrame }
     }
 
     /// Segments not yet fully reported, in stream order.
@@ -70,10 +73,11 @@ struct PlaybackTimeline {
         segments.removeAll()
     }
 
-    /// Marks the first segment started once ring frame `frame` is heard past its start, and returns its
-    /// ``PlaybackEvent/itemStarted(_:)`` (only the first time).
+    /// Marks the first segment started once ring frame `frame` is heard past its first frame written (its resume
+    /// frame, for an item started part-way), and returns its ``PlaybackEvent/itemStarted(_:)`` (only the first time).
     mutating func startFirst(ifHeardAt frame: Int) -> PlaybackEvent? {
-        guard let segment = segments.first, !segment.hasStarted, let info = segment.info, frame > segment.startFrame
+        guard let segment = segments.first, !segment.hasStarted, let info = segment.info,
+            frame > segment.firstWrittenFrame
         else { return nil }
         segments[0].hasStarted = true
         return .itemStarted(info)
@@ -96,7 +100,7 @@ struct PlaybackTimeline {
     /// ``PlaybackEvent/itemFinished(_:)`` or ``PlaybackEvent/itemFailed(_:_:)``.
     mutating func finishFirst(ifHeardAt frame: Int) -> PlaybackEvent? {
         guard let segment = segments.first, let end = segment.endFrame, frame >= end,
-            segment.info == nil || segment.hasStarted || segment.startFrame == end
+            segment.info == nil || segment.hasStarted || segment.firstWrittenFrame == end
         else { return nil }
         segments.removeFirst()
         return segment.failure.map { .itemFailed(segment.entry, $0) } ?? .itemFinished(segment.entry)
@@ -105,8 +109,8 @@ struct PlaybackTimeline {
     /// The ring frame whose hearing makes the next event due, or nil when that depends on decoding still to come.
     var nextEventFrame: Int? {
         guard let segment = segments.first else { return nil }
-        if !segment.hasStarted, segment.info != nil, segment.endFrame != segment.startFrame {
-            return segment.startFrame + 1
+        if !segment.hasStarted, segment.info != nil, segment.endFrame != segment.firstWrittenFrame {
+            return segment.firstWrittenFrame + 1
         }
         if let mark = segment.marks.first {
             return min(mark.frame + 1, segment.endFrame ?? .max)

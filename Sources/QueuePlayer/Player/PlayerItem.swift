@@ -28,6 +28,8 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         var preferredForwardBufferDuration = 0.0
         /// A remote item's forward buffer, once a player opened it.
         var forwardBuffer: ForwardBuffer?
+        var connectionLoss: ConnectionLoss?
+        var startTime = MediaTime.zero
         /// The player this item is current in, for a live ``PlayerItem/currentTime()``.
         weak var player: QueuePlayer?
     }
@@ -71,7 +73,8 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
 
     /// Opens the item at `url` as a player would, and closes it: throws the error that names the file or URL and
     /// what to do when it is missing, unreadable, unreachable or not MPEG audio. Any thread; it reads the item's
-    /// first frames (for a remote item, it waits for the server).
+    /// first frames (for a remote item, it waits for the server, and asks one that cannot be reached again for up to
+    /// 10 s).
     public static func checkPlayable(_ url: URL) throws(DecoderError) {
         try MPG123Decoder.check(url)
     }
@@ -214,6 +217,30 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
             case .failed(let error, _): state.opening = .failed(error, changed)
             default: state.opening = .ready(changed)
             }
+        }
+    }
+
+    /// Where a player starts the item the next time it plays it from its start (a podcast episode resumed where it
+    /// was left, as AVFoundation's seek of an item not yet playing does): zero unless set. Set it before the item is
+    /// queued, or while it waits in the queue; once the item is heard from there, the player sets it back to zero,
+    /// so a later play from the start (`previous`, a skip back) starts at the start. A seek, or a live stream, starts
+    /// where it says instead. Any thread.
+    public var startTime: MediaTime {
+        get { state.withLock(\.startTime) }
+        set { state.withLock { $0.startTime = newValue } }
+    }
+
+    /// While a remote item's server cannot be reached or sends nothing, and its player asks again: which server,
+    /// why, and when it is asked next (after each failed attempt); nil otherwise. Any thread. While the item is
+    /// queued, its player's property observers are told each change: observe
+    /// `\.currentItem?.connectionLoss` (``QueuePlayer/observe(_:queue:using:)``, ``QueuePlayer/values(of:)``).
+    public var connectionLoss: ConnectionLoss? { state.withLock(\.connectionLoss) }
+
+    /// Records what the item's download says of its server; true when that changed it.
+    func noteConnection(_ loss: ConnectionLoss?) -> Bool {
+        state.withLock { state in
+            defer { state.connectionLoss = loss }
+            return state.connectionLoss != loss
         }
     }
 

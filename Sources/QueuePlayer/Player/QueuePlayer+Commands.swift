@@ -35,7 +35,13 @@ extension QueuePlayer {
     /// item that ends meanwhile cannot make the skip pass over the new items. Returns their entries. Any thread.
     @discardableResult
     public func playNow(_ urls: [URL]) -> [QueueEntry] {
-        let items = urls.map(PlayerItem.init(url:))
+        playNow(urls.map(PlayerItem.init(url:)))
+    }
+
+    /// Queues `items` after the current item and plays the first of them now (see ``playNow(_:)-([URL])``): new
+    /// items, set up as wanted first (``PlayerItem/startTime``). Returns their entries. Any thread.
+    @discardableResult
+    public func playNow(_ items: [PlayerItem]) -> [QueueEntry] {
         let audible = engine.audibleFrame()
         return transition { state, actions in
             let current = state.firstInOrder

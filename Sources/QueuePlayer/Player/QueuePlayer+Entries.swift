@@ -27,7 +27,13 @@ extension QueuePlayer {
     /// (``PlayerItem/checkPlayable(_:)``) to refuse bad ones up front. Any thread.
     @discardableResult
     public func insert(_ urls: [URL], after entry: QueueEntry?) -> [QueueEntry] {
-        let items = urls.map(PlayerItem.init(url:))
+        insert(urls.map(PlayerItem.init(url:)), after: entry)
+    }
+
+    /// Queues `items` after `entry` (see ``insert(_:after:)-([URL],_)``): new items, each of them queued nowhere
+    /// else, set up as wanted first (``PlayerItem/startTime``). Returns their entries, in order. Any thread.
+    @discardableResult
+    public func insert(_ items: [PlayerItem], after entry: QueueEntry?) -> [QueueEntry] {
         let audible = engine.audibleFrame()
         return transition { state, actions in
             state.insertItems(items, after: entry, audibleFrame: audible, into: &actions)

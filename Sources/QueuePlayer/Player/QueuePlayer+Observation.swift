@@ -38,9 +38,10 @@ extension QueuePlayer {
         engine.addBoundaryTimeObserver(forTimes: times, queue: queue, picture: timePicture, using: block)
     }
 
-    /// The picture a time observer's call is made with: the player now, with the time's item current.
+    /// The picture a time observer's call is made with: the player now, with the time's item current; none (no
+    /// call) for a time of an item that has left the player.
     private var timePicture: TimeObserver.Picture {
-        { [weak self] time, entry in self.map { ObserverCall(time: time, view: $0.liveView(entry: entry)) } }
+        { [weak self] time, entry in self?.liveView(entry: entry).map { ObserverCall(time: time, view: $0) } }
     }
 
     /// Same as ``removeObserver(_:)``.

@@ -112,7 +112,9 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     ) {
         engine = PlaybackEngine(sink: sink, logger: logger)
         self.logger = logger
-        engine.listen { [weak self] event in self?.handle(event) }
+        engine.listen(changed: { [weak self] in self?.notifyPropertyObservers() }) { [weak self] event in
+            self?.handle(event)
+        }
         for item in items { insert(item, after: nil) }
         let policy = BackgroundPlaybackPolicy(player: self, application: application)
         registry.withLock { $0.backgroundPolicy = policy }
@@ -366,28 +368,38 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         ObserverCall.view(of: self, commandCount: commandCount) ?? liveView()
     }
 
-    /// The player as it is now, from one reading of the engine's state; `entry`, when given, names the item the
-    /// picture is of (a time's item).
-    func liveView(entry: QueueEntry? = nil) -> ObserverCall.PlayerView {
-        let player = ObjectIdentifier(self)
-        return read { state in
-            let current = entry.flatMap { state.player.items[$0.id] } ?? state.shownCurrentItem
-            let rate: Float = state.isPlaybackRequested ? 1 : 0
-            var reason: WaitingReason?
-            if rate != 0 {
-                if let error = state.outputError {
-                    reason = .outputUnavailable(error)
-                } else if state.outputIsSuspended {
-                    reason = .outputSuspended
-                } else if current == nil, state.firstInOrder == nil {
-                    reason = .noItemToPlay
-                } else if state.phase == .buffering {
-                    reason = .toMinimizeStalls
-                }
+    /// The player as it is now, from one reading of the engine's state.
+    func liveView() -> ObserverCall.PlayerView {
+        read { state in view(in: state, currentItem: state.shownCurrentItem) }
+    }
+
+    /// The player as it is now with `entry`'s item current, for a time of that item; nil once the item has left
+    /// the player (removed or skipped while its last frames still sound): its times are no one's current time.
+    func liveView(entry: QueueEntry) -> ObserverCall.PlayerView? {
+        read { state in state.player.items[entry.id].map { view(in: state, currentItem: $0) } }
+    }
+
+    /// The player's picture in `state`, with `current` as its current item.
+    private func view(
+        in state: PlaybackEngine.State, currentItem current: PlayerItem?
+    )
+        -> ObserverCall.PlayerView
+    {
+        let rate: Float = state.isPlaybackRequested ? 1 : 0
+        var reason: WaitingReason?
+        if rate != 0 {
+            if let error = state.outputError {
+                reason = .outputUnavailable(error)
+            } else if state.outputIsSuspended {
+                reason = .outputSuspended
+            } else if current == nil, state.firstInOrder == nil {
+                reason = .noItemToPlay
+            } else if state.phase == .buffering {
+                reason = .toMinimizeStalls
             }
-            return ObserverCall.PlayerView(
-                player: player, commandCount: state.player.commandCount, currentItem: current, rate: rate,
-                reasonForWaitingToPlay: reason, isStopped: state.player.isStopped)
         }
+        return ObserverCall.PlayerView(
+            player: ObjectIdentifier(self), commandCount: state.player.commandCount, currentItem: current, rate: rate,
+            reasonForWaitingToPlay: reason, isStopped: state.player.isStopped)
     }
 }

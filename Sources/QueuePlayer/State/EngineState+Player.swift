@@ -33,8 +33,9 @@ extension PlaybackEngine.State {
         func length(_ item: PlayerItem) -> MediaTime { item.duration.isNumeric ? item.duration : .zero }
         if let held = player.heldItem { return .known(length(held)) }
         if let cue = cuedStart, let current = shownCurrentItem, player.entry(for: current) == cue.entry {
-            // The current item is not being heard (paused before it started, cued, or a seek is under way).
-            guard cue.startFrame > 0 else { return .known(.zero) }
+            // The current item is not being heard (paused before it started, cued, or a seek is under way); from
+            // its start, it starts at its start time.
+            guard cue.startFrame > 0 else { return .known(current.startTime) }
             guard let rate = cue.startRate ?? cue.info?.format.sampleRate else {
                 return .cued(player.items[cue.entry.id], frame: cue.startFrame)
             }
@@ -42,6 +43,8 @@ extension PlaybackEngine.State {
         }
         let status = status(audibleFrame: audible)
         guard let heard = status.current else { return .known(player.currentItem.map(length) ?? .zero) }
+        // The last frames of an item removed or skipped sound until the output is flushed: they are no one's time.
+        guard player.items[heard.entry.id] != nil else { return .known(.zero) }
         return .known(MediaTime(value: Int64(status.elapsedFrames), timescale: Int32(heard.format.sampleRate)))
     }
 
@@ -204,12 +207,13 @@ extension PlaybackEngine.State {
 
     // MARK: Events
 
-    /// An item was first heard. A command may have moved on since (a skip, a move, a removal): the item it made
-    /// current stays so. An item that is no longer queued but still known ended on its own, heard through to its
-    /// end before this start was handled (a short item, or an unpaced sink): its end follows, and it is current
-    /// until then.
+    /// An item was first heard; its start time is used up. A command may have moved on since (a skip, a move, a
+    /// removal): the item it made current stays so. An item that is no longer queued but still known ended on its
+    /// own, heard through to its end before this start was handled (a short item, or an unpaced sink): its end
+    /// follows, and it is current until then.
     mutating func playerHeardStart(of entry: QueueEntry) {
         let item = player.items[entry.id]
+        item?.startTime = .zero
         if firstInOrder == entry || (item != nil && !order.contains(entry)) { player.makeCurrent(item) }
     }
 

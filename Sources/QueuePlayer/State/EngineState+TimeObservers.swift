@@ -19,7 +19,7 @@ extension PlaybackEngine.State {
     private mutating func appendObserverTimes(
         in segment: PlaybackTimeline.EntrySpan, audibleFrame audible: Int, to due: inout [PlaybackEngine.Delivery]
     ) {
-        guard let info = segment.info, audible > segment.startFrame + segment.resumeFrame else { return }
+        guard let info = segment.info, audible > segment.firstWrittenFrame else { return }
         let rate = info.format.sampleRate
         let heard = min(audible, segment.endFrame ?? .max) - segment.startFrame
         for id in timeObservers.keys.sorted() {
@@ -48,7 +48,7 @@ extension PlaybackEngine.State {
         guard let segment = timeline.playing, let info = segment.info else { return nil }
         let rate = Int64(info.format.sampleRate)
         return timeObservers.values.compactMap { progress -> Int? in
-            guard progress.entryID == segment.entry.id else { return segment.startFrame + segment.resumeFrame + 1 }
+            guard progress.entryID == segment.entry.id else { return segment.firstWrittenFrame + 1 }
             guard let time = progress.observer.time(at: progress.nextIndex), time.isNumeric else { return nil }
             let (frame, _) = MediaTime.scale(time.value, by: rate, dividedBy: Int64(time.timescale))
             return frame.map { segment.startFrame + Int($0) + 1 }

@@ -57,7 +57,8 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     /// Where the process stands: `active`, `inactive`, `background` or `suspended` (``ApplicationState``).
     package var application: String = "active"
     /// Why nothing is heard though playback is wanted: `output unavailable` (the audio server is away; the player
-    /// reconnects by itself) or `no item to play`; absent otherwise.
+    /// reconnects by itself), `output suspended`, `buffering`, what a remote item's server is being asked again for
+    /// ("reconnecting to HOST: connection refused, next try in 2 s"), or `no item to play`; absent otherwise.
     package var waiting: String?
 
     /// A snapshot with the fields given.
@@ -87,11 +88,13 @@ package struct EntryDetails: Codable, Sendable, Equatable {
     package var length: Double?
     /// False for an item that cannot be sought in: a live stream, or a file from a server without byte ranges.
     package var isSeekable: Bool
+    /// A podcast episode's publication day (`YYYY-MM-DD`), as its feed gives it.
+    package var published: String?
 
     /// Metadata with the fields given.
     package init(
         id: Int, url: String, title: String?, artists: [String], album: String?, length: Double?,
-        isSeekable: Bool = true
+        isSeekable: Bool = true, published: String? = nil
     ) {
         self.id = id
         self.url = url
@@ -100,6 +103,7 @@ package struct EntryDetails: Codable, Sendable, Equatable {
         self.album = album
         self.length = length
         self.isSeekable = isSeekable
+        self.published = published
     }
 }
 
@@ -108,11 +112,15 @@ package struct EntryLine: Codable, Sendable, Equatable {
     package var id: Int
     package var url: String
     package var current: Bool
+    /// Seconds into the item where it starts when it plays (a podcast episode where it was left); absent from its
+    /// start.
+    package var startsAt: Double?
 
     /// A line with the fields given.
-    package init(id: Int, url: String, current: Bool) {
+    package init(id: Int, url: String, current: Bool, startsAt: Double? = nil) {
         self.id = id
         self.url = url
         self.current = current
+        self.startsAt = startsAt
     }
 }

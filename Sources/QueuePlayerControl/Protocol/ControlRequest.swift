@@ -67,7 +67,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `volume`: report (nil) or set to `level` (0…1), or change by `level` when relative.
     case volume(Double?, relative: Bool)
     case open(String)
-    case add([String])
+    /// `add`: the items at the end of the queue; with `unplayed`, less the podcast episodes already played.
+    case add([String], unplayed: Bool = false)
     case insert([String], after: Int)
     case remove(Int)
     case move(Int, to: Int)
@@ -128,7 +129,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
 
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
-        case command, seconds, level, relative, uri, items, item, after, to, interval
+        case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -172,7 +173,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .position: self = .position(try fields.decodeIfPresent(Double.self, forKey: .seconds), relative: relative)
         case .volume: self = .volume(try fields.decodeIfPresent(Double.self, forKey: .level), relative: relative)
         case .open: self = .open(try required(.uri, "a file path, file:// URI or http(s) URL"))
-        case .add: self = .add(try required(.items, "an array of paths"))
+        case .add:
+            let unplayed = try fields.decodeIfPresent(Bool.self, forKey: .unplayed) ?? false
+            self = .add(try required(.items, "an array of paths"), unplayed: unplayed)
         case .insert:
             self = .insert(try required(.items, "an array of paths"), after: try required(.after, "a queue id"))
         case .remove: self = .remove(try required(.item, "a queue id"))
@@ -195,8 +198,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             if relative { try fields.encode(true, forKey: .relative) }
         case .open(let uri):
             try fields.encode(uri, forKey: .uri)
-        case .add(let items):
+        case .add(let items, let unplayed):
             try fields.encode(items, forKey: .items)
+            if unplayed { try fields.encode(true, forKey: .unplayed) }
         case .insert(let items, let after):
             try fields.encode(items, forKey: .items)
             try fields.encode(after, forKey: .after)

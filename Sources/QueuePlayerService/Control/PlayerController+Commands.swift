@@ -18,11 +18,11 @@ extension PlayerController {
     /// a `pause` sent meanwhile does not wait for them.
     package func execute(_ command: ControlCommand, id: RequestID?, ifCurrentEntry: Int? = nil) -> ControlReply {
         do {
-            let files = try checkedFiles(for: command)
+            let items = try checkedItems(for: command)
             var reply = try commandPath.take { () throws(ControlError) -> ControlReply in
                 if let ifCurrentEntry, snapshot().current?.id != ifCurrentEntry { return ControlReply() }
                 let queuedBefore = player.entryCount
-                let reply = try perform(command, files: files)
+                let reply = try perform(command, items: items)
                 commandPath.reached(.carriedOut)
                 if !command.isRead {
                     saveAll()
@@ -39,20 +39,20 @@ extension PlayerController {
         }
     }
 
-    /// The checked files of an `open`, `add` or `insert` (see ``checkedFiles(_:command:)``); none for the others.
-    private func checkedFiles(for command: ControlCommand) throws(ControlError) -> [URL] {
+    /// The checked items of an `open`, `add` or `insert` (see ``checkedFiles(_:command:)``); none for the others.
+    private func checkedItems(for command: ControlCommand) throws(ControlError) -> ItemPaths.Expansion {
         switch command {
         case .open(let uri):
             let path = uri.hasPrefix("file://") ? URL(string: uri)?.path ?? "" : uri
             return try checkedFiles([path], command: "open")
-        case .add(let items): return try checkedFiles(items, command: "add")
+        case .add(let items, let unplayed): return try checkedFiles(items, command: "add", unplayedOnly: unplayed)
         case .insert(let items, _): return try checkedFiles(items, command: "insert")
-        default: return []
+        default: return ItemPaths.Expansion()
         }
     }
 
     /// Carries out `command` (with the files it names, checked) on the player. On the command path only.
-    private func perform(_ command: ControlCommand, files: [URL]) throws(ControlError) -> ControlReply {
+    private func perform(_ command: ControlCommand, items: ItemPaths.Expansion) throws(ControlError) -> ControlReply {
         switch command {
         case .play: player.play()
         case .pause: player.pause()
@@ -70,10 +70,11 @@ extension PlayerController {
                     player.volume = Float(min(1, max(0, level)))
                 }
             }
-        case .open: player.playNow(files)
-        case .add: return ControlReply(added: player.insert(files, after: nil).map(\.id))
+        case .open: player.playNow(self.items(for: items))
+        case .add: return ControlReply(added: player.insert(self.items(for: items), after: nil).map(\.id))
         case .insert(_, let after):
-            return ControlReply(added: player.insert(files, after: try entry(after, command: "insert")).map(\.id))
+            let entry = try entry(after, command: "insert")
+            return ControlReply(added: player.insert(self.items(for: items), after: entry).map(\.id))
         case .remove(let id): player.remove(try entry(id, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .clear: player.removeAllItems()
@@ -81,7 +82,9 @@ extension PlayerController {
             let entries = player.entries()
             return ControlReply(
                 queue: entries.enumerated().map { index, entry in
-                    EntryLine(id: entry.id, url: entry.location, current: index == 0)
+                    let start = player.item(for: entry)?.startTime.seconds ?? 0
+                    return EntryLine(
+                        id: entry.id, url: entry.location, current: index == 0, startsAt: start > 0 ? start : nil)
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()
@@ -109,18 +112,37 @@ extension PlayerController {
         state.withLock { $0.jumps += 1 }
     }
 
-    /// The files and remote items `items` name (folders and playlists expanded), each file checked to be a readable
-    /// MP3; or an error naming the first that is missing, unreadable or not MP3, or a folder or playlist that gave
-    /// nothing, with nothing queued. A remote item is not fetched here: it fails alone, in its place, when played.
-    private func checkedFiles(_ items: [String], command: String) throws(ControlError) -> [URL] {
+    /// The files and remote items `items` name (folders, playlists and feeds expanded; with `unplayedOnly`, less the
+    /// episodes already played), each file checked to be a readable MP3; or an error naming the first that is
+    /// missing, unreadable or not MP3, or a folder, playlist or feed that gave nothing, with nothing queued. A remote
+    /// item is not fetched here: it fails alone, in its place, when played.
+    private func checkedFiles(
+        _ items: [String], command: String, unplayedOnly: Bool = false
+    ) throws(ControlError) -> ItemPaths.Expansion {
         guard !items.isEmpty else { throw ControlError("\(command): give at least one file or folder") }
         // A URL is queued as it is, or refused by its scheme: ItemPaths tells which.
         if let missing = items.first(where: { !$0.contains("://") && !FileManager.default.fileExists(atPath: $0) }) {
             throw ControlError("\(command): no such file or folder: \(missing) (nothing was queued)")
         }
-        let expansion = ItemPaths.expand(items)
+        var expansion = ItemPaths.expand(items)
         if let problem = expansion.problems.first {
             throw ControlError("\(command): \(problem) (nothing was queued)")
+        }
+        if unplayedOnly, !expansion.files.isEmpty {
+            let played: Set<String>
+            do {
+                played = try store.playedEpisodes()
+            } catch {
+                throw ControlError(
+                    "\(command) --unplayed: cannot read which episodes were played from \(store.location): \(error) "
+                        + "(nothing was queued); leave out --unplayed to queue them all")
+            }
+            expansion.files.removeAll { played.contains($0.itemLocation) }
+            guard !expansion.files.isEmpty else {
+                throw ControlError(
+                    "\(command): every episode \(items.joined(separator: ", ")) lists has been played "
+                        + "(nothing was queued); leave out --unplayed to queue them again")
+            }
         }
         let files = expansion.files
         guard !files.isEmpty else {
@@ -129,7 +151,7 @@ extension PlayerController {
         if let failure = Self.firstUnplayable(files.filter(\.isFileURL)) {
             throw ControlError("\(command): \(failure) (nothing was queued)")
         }
-        return files
+        return expansion
     }
 
     /// The error of the first of `files` (in their order) that is not a readable MP3, checked on every core: a

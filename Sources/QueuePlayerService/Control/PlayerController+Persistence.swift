@@ -28,6 +28,11 @@ extension PlayerController {
         }
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
+        // Episodes are named as their feeds name them; the first entry starts at the saved position, episodes after
+        // it where each was left.
+        for (index, entry) in saved.queue.enumerated() {
+            player.item(for: entry).map { recallEpisode($0, resumes: index > 0) }
+        }
         state.withLock { $0.savedQueue = saved.queue }
         FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
         let position = fixedDecimals(saved.positionSeconds, places: 2)
@@ -54,6 +59,7 @@ extension PlayerController {
             positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
             isPlaying: player.isPlaybackRequested)
+        checkpointEpisode(at: time)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
@@ -75,7 +81,7 @@ extension PlayerController {
     /// Writes `value` with `write` unless `saved` already holds it, and records it there once written; a failure
     /// is logged once, naming `what` and the store, and again only after a save of it has succeeded (a full disk
     /// would otherwise log every checkpoint).
-    private func save<Value: Equatable>(
+    func save<Value: Equatable>(
         _ value: Value, as saved: WritableKeyPath<ControllerState, Value?>, what: String,
         write: (Value) throws -> Void
     ) {

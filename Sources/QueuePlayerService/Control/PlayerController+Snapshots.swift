@@ -13,15 +13,21 @@ extension PlayerController {
     }
 
     /// What the player is doing now. Paused before the first play, cued at a restored position, between items or
-    /// held at an item's end, it shows the item that plays next with its tags and length. Writes nothing.
+    /// held at an item's end, it shows the item that plays next with its tags and length (a feed's words for an
+    /// episode). Writes nothing.
     package func snapshot() -> PlayerSnapshot {
         let shown = currentEntry()
-        let jumps = state.withLock { $0.jumps }
+        let (jumps, details) = state.withLock { state in
+            (state.jumps, shown.flatMap { state.episodeDetails[$0.entry.location] })
+        }
+        // An episode is named as its feed names it: the episode's title, and its show for an album; until it is
+        // opened, its length is the feed's.
         let current = shown.map { shown in
             EntryDetails(
-                id: shown.entry.id, url: shown.entry.location, title: shown.item.metadata.title,
-                artists: shown.item.metadata.artists, album: shown.item.metadata.album, length: shown.length,
-                isSeekable: shown.isSeekable)
+                id: shown.entry.id, url: shown.entry.location, title: details?.title ?? shown.item.metadata.title,
+                artists: shown.item.metadata.artists, album: details?.show ?? shown.item.metadata.album,
+                length: shown.length == 0 ? details?.duration ?? 0 : shown.length, isSeekable: shown.isSeekable,
+                published: details?.publishedDay)
         }
         let status: PlaybackState =
             switch player.playbackState {
@@ -32,16 +38,17 @@ extension PlayerController {
         return PlayerSnapshot(
             status: status, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
             jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
-            waiting: player.reasonForWaitingToPlay.map(Self.describe))
+            waiting: player.reasonForWaitingToPlay.map { Self.describe($0, loss: shown?.item.connectionLoss) })
     }
 
-    /// The words a snapshot uses for why nothing is heard.
-    private static func describe(_ reason: QueuePlayer.WaitingReason) -> String {
+    /// The words a snapshot uses for why nothing is heard: for a remote item whose server is being asked again, what
+    /// is waited for ("reconnecting to HOST: connection refused, next try in 2 s").
+    private static func describe(_ reason: QueuePlayer.WaitingReason, loss: ConnectionLoss?) -> String {
         switch reason {
         case .noItemToPlay: "no item to play"
         case .outputUnavailable: "output unavailable"
         case .outputSuspended: "output suspended"
-        case .toMinimizeStalls: "buffering"
+        case .toMinimizeStalls: loss?.description ?? "buffering"
         }
     }
 
@@ -134,7 +141,10 @@ extension PlayerController {
     /// Notes what the player reported: what changed is saved and told.
     package func note(_ event: PlaybackEvent) {
         switch event {
-        case .itemFinished, .itemFailed, .itemStarted, .queueFinished:
+        case .itemFinished(let entry):
+            episodeFinished(entry)
+            saveAll()
+        case .itemFailed, .itemStarted, .queueFinished:
             saveAll()
         case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled,
             .resumedAfterBuffering, .liveGap:

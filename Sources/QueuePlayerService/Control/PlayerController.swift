@@ -36,6 +36,10 @@ package final class PlayerController: Sendable {
         var savedHistory: [URL]?
         /// The position and settings as last written to the store.
         var savedCheckpoint: Checkpoint?
+        /// The episode position as last written to the store.
+        var savedEpisode: EpisodeCheckpoint?
+        /// What feeds said of the episodes queued (or once queued), by URL.
+        var episodeDetails: [String: EpisodeDetails] = [:]
         /// What subscribers were last told.
         var told: (snapshot: PlayerSnapshot, queue: [QueueEntry])?
         /// Each subscriber's way of being told a snapshot and the queue read with it.
@@ -82,6 +86,8 @@ package final class PlayerController: Sendable {
         self.logger = logger
         // Entering or leaving the background (a signal, job control, a command) is a change subscribers see.
         application.addObserver(queue: positionQueue) { [weak self] _ in self?.broadcast() }
+        // So is each attempt to reach a remote item's server while it is current: `waiting` says what is waited for.
+        _ = player.observe(\.currentItem?.connectionLoss, queue: positionQueue) { [weak self] _ in self?.broadcast() }
     }
 
     /// Sets what `quit` does (end the service gracefully).

@@ -55,8 +55,15 @@ package struct MPRISState: Equatable {
         if let length = track.length { fields.insert(("mpris:length", .int64(Int64(length * 1_000_000))), at: 1) }
         if !track.artists.isEmpty { fields.append(("xesam:artist", .strings(track.artists))) }
         if let album = track.album { fields.append(("xesam:album", .string(album))) }
+        if let published = track.published { fields.append(("xesam:contentCreated", .string(published))) }
+        if let waiting = snapshot.waiting { fields.append((Self.waitingKey, .string(waiting))) }
         return fields
     }
+
+    /// The metadata key that says, while the current item waits (for its server, for the output), what for: the
+    /// snapshot's `waiting`, such as "reconnecting to radio.example.org: connection refused, next try in 2 s". MPRIS
+    /// has no property for it; clients show every metadata key they are given (`playerctl metadata`).
+    package static let waitingKey = "queueplayer:waiting"
 
     /// Metadata for any queued entry: the current one's in full, the others' from their file.
     package func metadata(for entry: QueueEntry) -> [(String, Value)] {
@@ -72,7 +79,9 @@ package struct MPRISState: Equatable {
     package func changedPlayerProperties(since old: MPRISState) -> [String] {
         var changed: [String] = []
         if snapshot.status != old.snapshot.status { changed.append("PlaybackStatus") }
-        if snapshot.current != old.snapshot.current { changed.append("Metadata") }
+        if snapshot.current != old.snapshot.current || snapshot.waiting != old.snapshot.waiting {
+            changed.append("Metadata")
+        }
         if hasItem != old.hasItem { changed += ["CanGoPrevious", "CanPlay", "CanPause"] }
         if canSeek != old.canSeek { changed.append("CanSeek") }
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }

@@ -4,11 +4,12 @@ import Logging
 import QueuePlayer
 
 /// The daemon's durable state in SQLite (GRDB): the queue with its stable ids, the current item and position,
-/// the volume, the action at an item's end, and the history `previous` walks back through.
+/// the volume, the action at an item's end, the history `previous` walks back through, and where each podcast
+/// episode was left (StateStore+Episodes.swift).
 ///
 /// Every write is one transaction in WAL mode (synchronous NORMAL), committed before the command that caused it
-/// is acknowledged, so a SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see ``PlayerController``)
-/// to lose at most a second. Threading: any thread; GRDB serialises access.
+/// is acknowledged, so a SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see
+/// ``PlayerController``) to lose at most a second. Threading: any thread; GRDB serialises access.
 package final class StateStore: Sendable {
     /// What a restart restores.
     package struct Saved: Equatable {
@@ -35,7 +36,8 @@ package final class StateStore: Sendable {
     package let location: String
     /// The most SQLite keeps of the file in its own page cache (SQLite's default: 2,000).
     static let pageCacheKibibytes = 256
-    private let database: DatabaseQueue
+    /// Where the rows are; the store's extensions (StateStore+Episodes.swift) read and write it too.
+    let database: DatabaseQueue
 
     /// Opens (creating, and migrating to the current schema) the store at `url`.
     package init(url: URL) throws {
@@ -107,6 +109,23 @@ package final class StateStore: Sendable {
                 table.autoIncrementedPrimaryKey("sequence")
                 table.column("path", .text).notNull()
             }
+        }
+        migrator.registerMigration("v2: episodes") { database in
+            try database.create(table: "episode") { table in
+                table.column("url", .text).primaryKey()
+                table.column("seconds", .double).notNull()
+                table.column("isPlayed", .boolean).notNull()
+            }
+        }
+        migrator.registerMigration("v3: episode details") { database in
+            try database.alter(table: "episode") { table in
+                table.add(column: "title", .text)
+                table.add(column: "show", .text)
+                table.add(column: "published", .double)
+            }
+        }
+        migrator.registerMigration("v4: episode durations") { database in
+            try database.alter(table: "episode") { table in table.add(column: "duration", .double) }
         }
         return migrator
     }

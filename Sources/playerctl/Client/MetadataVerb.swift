@@ -38,6 +38,7 @@ struct MetadataVerb: ParsableCommand {
 
     static let metadataKeys = [
         "mpris:trackid", "mpris:length", "xesam:title", "xesam:url", "xesam:artist", "xesam:album",
+        "xesam:contentCreated",
     ]
 
     /// Every variable a template or key can name, typed as the standard playerctl types them (positions and
@@ -49,6 +50,7 @@ struct MetadataVerb: ParsableCommand {
             "volume": .number(state.volume), "playerName": .string(playerName),
             "playerInstance": .string(playerName),
         ]
+        if let waiting = state.waiting { values["waiting"] = .string(waiting) }
         guard metadata, let track = state.current else { return values }
         let url = (track.url.contains("://") ? URL(string: track.url) : nil) ?? URL(fileURLWithPath: track.url)
         values["mpris:trackid"] = .string("'/org/mpris/MediaPlayer2/Track/\(track.id)'")
@@ -57,6 +59,7 @@ struct MetadataVerb: ParsableCommand {
         values["xesam:url"] = .string(url.absoluteString)
         if !track.artists.isEmpty { values["xesam:artist"] = .string(track.artists.joined(separator: ", ")) }
         if let album = track.album { values["xesam:album"] = .string(album) }
+        if let published = track.published { values["xesam:contentCreated"] = .string(published) }
         for key in ["title", "artist", "album"] { values[key] = values["xesam:" + key] }
         return values
     }

@@ -19,11 +19,15 @@ struct AddVerb: ParsableCommand {
     @OptionGroup var options: ClientOptions
     @Argument(
         help: ArgumentHelp(
-            "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs).", valueName: "item"))
+            "MP3 files or http(s) URLs, folders, playlists (.m3u, .m3u8, .pls: files or URLs), podcast feeds.",
+            valueName: "item"))
     var items: [String]
+    @Flag(help: "Leave out podcast episodes already played to their end (or to within their last minute).")
+    var unplayed = false
 
     func run() throws {
-        for id in try options.call(ControlRequest(.add(items.map(absolutePath)))).added ?? [] { print(id) }
+        let request = ControlRequest(.add(items.map(absolutePath), unplayed: unplayed))
+        for id in try options.call(request).added ?? [] { print(id) }
     }
 }
 
@@ -68,12 +72,14 @@ struct MoveVerb: ParsableCommand {
 
 struct QueueVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "queue", abstract: "List the queue: id and file, the current item marked with '*'.")
+        commandName: "queue",
+        abstract: "List the queue: id and file, the current item marked with '*', and where an episode resumes.")
     @OptionGroup var options: ClientOptions
 
     func run() throws {
         for line in try options.call(ControlRequest(.queue)).queue ?? [] {
-            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)")
+            let start = line.startsAt.map { "\tfrom \(MetadataTemplate.duration(Int64($0 * 1_000_000)))" } ?? ""
+            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)\(start)")
         }
     }
 }

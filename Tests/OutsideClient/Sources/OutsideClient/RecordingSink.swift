@@ -1,0 +1,1 @@
+../../../QueuePlayerTests/RecordingSink.swift

@@ -1,0 +1,235 @@
+import Foundation
+import Synchronization
+import TestSupport
+
+@testable import QueuePlayer
+
+/// Radio and podcasts for months, in minutes: a live item from Debian's Icecast server through outages of random
+/// length (its source gone, as when a station's encoder restarts, or the server itself down, as when it or a router
+/// restarts), a title set on the server between outages, and during each outage a podcast episode from another
+/// server whose connection drops at random bytes.
+///
+/// The source sends about 10 times faster than real time and the null sink plays as fast as it gets audio, so an
+/// hour of the soak is about ten hours of a station. The seed draws the outages, their lengths and the drops: the
+/// same seed replays the same faults (their timing is the machine's). Outage lengths are the fault, slept out; the
+/// rest waits on events. Every event is stamped as the engine's event thread posts it, so a busy test pool that runs
+/// this task late does not lengthen a measured return.
+struct NetworkSoak {
+    var seed: UInt64
+    /// How long to run, in seconds of wall time.
+    var seconds: Double
+    /// The longest outage, in seconds; each is drawn between 1 s and this.
+    var longestOutage: Double
+
+    /// What the soak saw.
+    struct Report: CustomStringConvertible {
+        /// One outage: what went away, for how long, and how soon after the station answered again its sound was
+        /// heard (the gap told).
+        struct Outage {
+            var serverDown: Bool
+            var seconds: Double
+            var soundBack: Double
+        }
+
+        var seed: UInt64
+        var outages: [Outage] = []
+        var titlesHeard = 0
+        /// Losses told while nothing was taken away: the station is meant to play on through them.
+        var unexpectedGaps = 0
+        var episodes = 0
+        var episodesBitExact = 0
+        var drops = 0
+        /// Warnings logged (a loss is told once, however many attempts it takes).
+        var warnings = 0
+        /// Open descriptors, threads and resident memory (MiB) after ``warmUpCycles``, and the most of each after that.
+        var descriptors = (afterWarmUp: 0, peak: 0)
+        /// What the descriptors were, by kind (`socket`, `pipe`, `anon_inode`, a path), after the warm-up and at the
+        /// peak: what grew, when something did.
+        var descriptorKinds = (afterWarmUp: "", atPeak: "")
+        var threads = (afterWarmUp: 0, peak: 0)
+        var residentMiB = (afterWarmUp: 0.0, peak: 0.0)
+        var wallSeconds = 0.0
+
+        var description: String {
+            let returns = outages.map(\.soundBack).sorted()
+            let median = returns.isEmpty ? 0 : returns[returns.count / 2]
+            let down = outages.filter(\.serverDown).count
+            return """
+                network soak seed \(seed): \(outages.count) outages (\(down) of the server, \
+                \(outages.count - down) of the source; \(Self.format(outages.map(\.seconds).reduce(0, +))) s in all, \
+                longest \(Self.format(outages.map(\.seconds).max() ?? 0)) s); sound back after the station answered: \
+                median \(Self.format(median)) s, slowest \(Self.format(returns.last ?? 0)) s; \(titlesHeard) titles \
+                heard; \(unexpectedGaps) gaps without an outage; \(episodesBitExact) of \(episodes) episodes \
+                bit-exact through \(drops) drops; \(warnings) warnings; after \(NetworkSoak.warmUpCycles) outages \
+                and at most after them: descriptors \(descriptors.afterWarmUp) (\(descriptorKinds.afterWarmUp)), \
+                \(descriptors.peak) (\(descriptorKinds.atPeak)); threads \
+                \(threads.afterWarmUp), \(threads.peak); resident \(Self.format(residentMiB.afterWarmUp)), \
+                \(Self.format(residentMiB.peak)) MiB; \
+                \(Self.format(wallSeconds)) s
+                """
+        }
+
+        private static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+    }
+
+    /// Why the soak stopped before its time: the station was given up, or the queue moved on.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The outages after which the process has its threads and its allocator's arenas (resident memory grew for the
+    /// first 8 in a run of 35, then stayed within 0.3 MiB).
+    static let warmUpCycles = 10
+
+    private typealias Stamped = (at: ContinuousClock.Instant, event: PlaybackEvent)
+
+    func run() async throws -> Report {
+        var random = SeededGenerator(state: seed)
+        var report = Report(seed: seed)
+        let started = ContinuousClock.now
+        let icecast = try IcecastServer()
+        let tune = Fixtures.mp3("stereo-44k-5s")
+        var source: IcecastSource? = try await IcecastSource(
+            server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
+        let log = CapturedLog()
+        let engine = PlaybackEngine(sink: NullSink(pacing: .unpaced), logger: log.logger)
+        engine.enqueue([icecast.url("/radio.mp3")])
+        let (stamped, tell) = AsyncStream.makeStream(of: Stamped.self)
+        engine.listen { event in tell.yield((.now, event)) }
+        defer {
+            engine.shutdown()
+            tell.finish()
+        }
+        var events = stamped.makeAsyncIterator()
+        var episodes = try EpisodePlayer()
+        defer { episodes.engine.shutdown() }
+        engine.play()
+        _ = try await next(&events, report: &report, waitingFor: "the station to start") {
+            if case .itemStarted = $0 { true } else { false }
+        }
+
+        var cycle = 0
+        while ContinuousClock.now - started < .seconds(seconds) {
+            cycle += 1
+            let title = "Soak \(cycle): Zoë’s “東京” ♫"
+            let set = await icecast.setTitle(title, of: "/radio.mp3")
+            guard set.status == 0 else { throw Failure(description: "Icecast refused a title: \(set.standardError)") }
+            _ = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s title to be heard") { event in
+                if case .metadataChanged(_, let metadata) = event { metadata.title == title } else { false }
+            }
+            report.titlesHeard += 1
+
+            let serverDown = Bool.random(using: &random)
+            let length = Double.random(in: 1...longestOutage, using: &random)
+            try await source?.stop()
+            source = nil
+            if serverDown { icecast.stop() }
+            // The fault lasts this long; an episode plays meanwhile.
+            let cuts = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                Int.random(in: 2_000...20_000, using: &random)
+            }
+            async let outage: Void = Task.sleep(for: .seconds(length))
+            let exact = try await episodes.play(droppingAfter: cuts)
+            try await outage
+            report.episodes += 1
+            report.drops += cuts.count
+            if exact { report.episodesBitExact += 1 }
+
+            if serverDown { try icecast.start() }
+            source = try await IcecastSource(server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
+            let answering = ContinuousClock.now
+            let back = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s outage to end") {
+                if case .liveGap = $0 { true } else { false }
+            }
+            report.outages.append(
+                .init(serverDown: serverDown, seconds: length, soundBack: (back - answering).inSeconds))
+            guard engine.queue().count == 1 else { throw Failure(description: "the queue moved on: \(engine.queue())") }
+            // At the same moment of every cycle: the station back, no episode playing.
+            report.measure(cycle: cycle)
+        }
+        report.warnings = log.messages(at: .warning).count
+        try await source?.stop()
+        report.wallSeconds = (ContinuousClock.now - started).inSeconds
+        return report
+    }
+
+    /// The stamp of the next event that `matches`, counting the gaps told on the way (the outages' own are matched
+    /// by the caller). Throws, naming what it was `waitingFor`, when the station fails, the queue ends, or the wait
+    /// is cancelled (the test's time limit).
+    private func next(
+        _ events: inout AsyncStream<Stamped>.Iterator, report: inout Report, waitingFor: String,
+        matches: (PlaybackEvent) -> Bool
+    ) async throws -> ContinuousClock.Instant {
+        while let (at, event) = await events.next() {
+            if matches(event) { return at }
+            switch event {
+            case .liveGap: report.unexpectedGaps += 1
+            case .itemFailed(_, let error):
+                throw Failure(description: "the station was given up, waiting for \(waitingFor): \(error)")
+            case .queueFinished: throw Failure(description: "the queue ended, waiting for \(waitingFor)")
+            default: continue
+            }
+        }
+        throw Failure(description: "the events ended (cancelled?), waiting for \(waitingFor)")
+    }
+
+    /// The podcast side: one player for every episode, as a daemon has, recording what it plays.
+    private struct EpisodePlayer {
+        /// A recording the episode's size (4 s); each episode's is taken when it ends.
+        let sink = NullSink(pacing: .unpaced, recordingFrames: 200_000)
+        let engine: PlaybackEngine
+        var events: AsyncStream<PlaybackEvent>.Iterator
+        let reference: [Float]
+        let body: [UInt8]
+
+        init() throws {
+            engine = PlaybackEngine(sink: sink, logger: quietLogger)
+            events = engine.events.makeAsyncIterator()
+            reference = try Fixtures.referenceFloat("sweep-44k-4s")
+            body = Array(try Data(contentsOf: Fixtures.mp3("sweep-44k-4s")))
+        }
+
+        /// Plays an episode whose first answers drop after `cuts` bytes of their bodies; true when it was heard bit
+        /// for bit as its reference decode, start to end, asked for once more per drop.
+        mutating func play(droppingAfter cuts: [Int]) async throws -> Bool {
+            var route = HTTPTestServer.Route(body: body)
+            route.dropsAfterBytes = cuts
+            let server = try await HTTPTestServer(routes: ["/episode.mp3": route])
+            engine.enqueue([server.url("/episode.mp3")])
+            engine.play()
+            var heard: [PlaybackEvent] = []
+            while let event = await events.next() {
+                heard.append(event)
+                if event == .queueFinished { break }
+            }
+            try await server.stop()
+            return eventNames(heard) == ["start episode", "end episode", "queue end"]
+                && sampleDifference(sink.takeRecording(), reference) == nil && server.requests.count == cuts.count + 1
+        }
+    }
+}
+
+extension NetworkSoak.Report {
+    /// Notes the process's open descriptors, threads and resident memory at the end of `cycle`: the baseline after
+    /// the warm-up, the peaks after it.
+    fileprivate mutating func measure(cycle: Int) {
+        guard cycle >= NetworkSoak.warmUpCycles else { return }
+        let files = FileManager.default
+        let count = { (folder: String) in (try? files.contentsOfDirectory(atPath: folder).count) ?? 0 }
+        let now = (descriptors: count("/proc/self/fd"), threads: count("/proc/self/task"), resident: Soak.residentMiB())
+        let kinds = Dictionary(
+            grouping: ((try? files.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).map { fd in
+                let target = (try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?"
+                return target.split(separator: ":").first.map(String.init) ?? target
+            }, by: { $0 }
+        ).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
+        if cycle == NetworkSoak.warmUpCycles {
+            (descriptors.afterWarmUp, threads.afterWarmUp, residentMiB.afterWarmUp) = now
+            descriptorKinds.afterWarmUp = kinds
+        }
+        if now.descriptors > descriptors.peak { descriptorKinds.atPeak = kinds }
+        descriptors.peak = max(descriptors.peak, now.descriptors)
+        threads.peak = max(threads.peak, now.threads)
+        residentMiB.peak = max(residentMiB.peak, now.resident)
+    }
+}
