@@ -130,11 +130,13 @@ public final class PulseServer: Sendable {
     }
 }
 
-/// Records the null sink's monitor with `parec` into a file, as raw s16le at 44.1 kHz, stereo unless told.
+/// Records the null sink's monitor with `parec` into a file, as raw s16le at 44.1 kHz, stereo unless told; or what a
+/// pipe sink writes (``init(pipeSink:on:)``).
 public final class MonitorRecording {
     private let process = Process()
     private let file = Subprocess.temporaryFile("raw")
     private let bytesPerFrame: Int
+    private let fifoPath: String?
 
     /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected. With
     /// `channelMap` (PulseAudio's names, as the monitored sink has them), that many channels in that order.
@@ -145,6 +147,7 @@ public final class MonitorRecording {
     {
         let channels = channelMap?.count ?? 2
         bytesPerFrame = channels * 2
+        fifoPath = nil
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
         process.arguments =
             [
@@ -167,13 +170,42 @@ public final class MonitorRecording {
         }
     }
 
-    /// A test that ends before ``finish()`` (it threw) leaves no parec behind recording forever.
+    /// Loads a PulseAudio pipe sink called `sink` on `server`, paced by the system clock, and records what it writes
+    /// (44.1 kHz stereo). Unlike a monitor, whose recording stream drops the fragment it was filling (10 ms) when the
+    /// sink suspends, a pipe sink's output holds every frame played through a suspension. Make it the default sink
+    /// before the player opens its stream.
+    public init(pipeSink sink: String, on server: PulseServer) async throws {
+        bytesPerFrame = 4
+        let fifo = file.path + ".fifo"
+        fifoPath = fifo
+        let loaded = await server.pactl([
+            "load-module", "module-pipe-sink", "file=\(fifo)", "sink_name=\(sink)", "rate=44100", "channels=2",
+            "format=s16le", "use_system_clock_for_timing=yes",
+        ])
+        guard loaded.status == 0 else {
+            throw PulseServer.StartError(description: "pactl load-module module-pipe-sink: \(loaded.standardError)")
+        }
+        process.executableURL = URL(fileURLWithPath: "/bin/cat")
+        process.arguments = [fifo]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: file)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The sink writes silence while nothing plays: the first bytes say the reader is connected.
+        let deadline = Date().addingTimeInterval(5)
+        while Self.size(of: file) == 0, Date() < deadline, process.isRunning {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// A test that ends before ``finish()`` (it threw) leaves no recorder behind recording forever.
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: file)
+        if let fifoPath { try? FileManager.default.removeItem(atPath: fifoPath) }
     }
 
     /// How many recording streams (source outputs) `server` has.
@@ -208,7 +240,7 @@ public final class MonitorRecording {
     /// Stops recording and returns the interleaved samples.
     public func finish() -> [Int16] {
         // SIGKILL: children spawned from the test runner's threads inherit a mask that blocks SIGINT and SIGTERM.
-        // parec writes each block with write(2), so nothing recorded is lost.
+        // parec and cat write each block with write(2), so nothing recorded is lost.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let data = (try? Data(contentsOf: file)) ?? Data()
