@@ -137,6 +137,14 @@ struct RecordingComparisonTests {
             droppedFrames(droppedTwiceAndChanged, in: reference, allowing: upToTwoQuanta) == nil)
     }
 
+    /// PipeWire's graph was recorded losing two quanta of 512 frames with only one played between them.
+    @Test("two quanta lost 512 frames apart are forgiven as two glitches, and not as one")
+    func twoQuantaCloseTogether() {
+        let twoLost = silencing(frames: 1_536..<2_048, of: silencing(frames: 512..<1_024, of: reference))
+        #expect(recordingDifference(recording(twoLost), reference: reference, allowing: upToTwoQuanta) == nil)
+        #expect(recordingDifference(recording(twoLost), reference: reference, allowing: upToOneQuantum) != nil)
+    }
+
     @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
     func prefixBeforePause() {
         let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))
