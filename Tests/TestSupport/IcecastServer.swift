@@ -75,22 +75,41 @@ public final class IcecastServer: Sendable {
 /// A source client for an ``IcecastServer``: `PUT`s an MP3 file to a mount, over and over, at 160 KB/s (several
 /// times real time) unless told a rate, until stopped.
 public final class IcecastSource: Sendable {
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     private let channel: any Channel
     private let sending: RepeatedTask
 
     /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners), at
-    /// `bytesPerSecond` (the file's bit rate / 8 is real time, as a station's encoder sends).
+    /// `bytesPerSecond` (the file's bit rate / 8 is real time, as a station's encoder sends). Returns once Icecast has
+    /// taken the source. Icecast 2.4.4 closes, unanswered, a few connections made just after it starts (2 to 4 of
+    /// 60 here): such a connection is made again, as an encoder does. Throws when Icecast refuses the source.
     public init(
         server: IcecastServer, mount: String, file: URL, name: String, bytesPerSecond: Int = 163_840
     ) async throws {
         let bytes = Array(try Data(contentsOf: file))
         let credentials = Data("source:\(server.sourcePassword)".utf8).base64EncodedString()
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: server.port).get()
         let head =
             "PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic \(credentials)\r\n"
             + "Content-Type: audio/mpeg\r\nIce-Name: \(name)\r\nIce-Public: 0\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: head))
+        var attempts = 0
+        while true {
+            attempts += 1
+            let (channel, answer) = try await Self.connect(port: server.port, head: head)
+            if answer?.split(separator: " ").dropFirst().first == "200" {
+                self.channel = channel
+                break
+            }
+            try? await channel.close()
+            guard answer == nil, attempts < 10 else {
+                throw Refused(
+                    description: "Icecast on port \(server.port) refused a source for \(mount): "
+                        + (answer ?? "it closed the connection \(attempts) times without an answer"))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let channel = self.channel
         let chunk = max(1, bytesPerSecond / 20)
         sending = try await channel.eventLoop.submit {
@@ -104,9 +123,48 @@ public final class IcecastSource: Sendable {
         }.get()
     }
 
+    /// Sends `head` on a new connection to `port` and returns the connection with the first line of Icecast's answer,
+    /// or nil when it closed the connection (before or after the request was written) or said nothing for 5 s.
+    private static func connect(port: Int, head: String) async throws -> (any Channel, String?) {
+        let answered = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: String?.self)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(StatusLineReader(answered))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        channel.eventLoop.scheduleTask(in: .seconds(5)) { answered.succeed(nil) }
+        // Closed before the request could be written: dropped, as when unanswered.
+        guard (try? await channel.writeAndFlush(ByteBuffer(string: head))) != nil else { return (channel, nil) }
+        return (channel, try await answered.futureResult.get())
+    }
+
     /// Stops sending and disconnects: Icecast drops the mount and its listeners.
     public func stop() async throws {
         sending.cancel()
         try await channel.close()
+    }
+}
+
+/// Completes a promise with the first line a server sends, or with nil when the connection closes before a whole line
+/// came. Runs on its channel's event loop.
+private final class StatusLineReader: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let answered: EventLoopPromise<String?>
+    private var received = ""
+
+    init(_ answered: EventLoopPromise<String?>) { self.answered = answered }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        received += buffer.readString(length: buffer.readableBytes) ?? ""
+        if let end = received.range(of: "\r\n") { answered.succeed(String(received[..<end.lowerBound])) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        answered.succeed(nil)
+        context.fireChannelInactive()
     }
 }
