@@ -84,8 +84,9 @@ public final class IcecastSource: Sendable {
 
     /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners), at
     /// `bytesPerSecond` (the file's bit rate / 8 is real time, as a station's encoder sends). Returns once Icecast has
-    /// taken the source. Icecast 2.4.4 closes, unanswered, a few connections made just after it starts (2 to 4 of
-    /// 60 here): such a connection is made again, as an encoder does. Throws when Icecast refuses the source.
+    /// taken the source. A connection closed unanswered is made again, as an encoder does. Throws when Icecast
+    /// refuses the source, or is gone: Debian's icecast2 2.4.4 sometimes dies (a segfault) when a source connects
+    /// just after it starts.
     public init(
         server: IcecastServer, mount: String, file: URL, name: String, bytesPerSecond: Int = 163_840
     ) async throws {
