@@ -55,6 +55,12 @@ public final class IcecastServer: Sendable {
     /// refuses until ``start()``.
     public func stop() { server.stop() }
 
+    /// The running icecast2's process id; nil while stopped.
+    public var processIdentifier: pid_t? { server.processIdentifier }
+
+    /// Starts the server again if it crashed (not when stopped with ``stop()``), and says whether it did.
+    public func startAgainIfItDied() throws -> Bool { try server.startAgainIfItDied() }
+
     /// The listeners' URL of `mount` ("/radio.mp3").
     public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
 
@@ -84,9 +90,10 @@ public final class IcecastSource: Sendable {
 
     /// Connects to `server` and starts sending `file` to `mount`, named `name` (`icy-name` for listeners), at
     /// `bytesPerSecond` (the file's bit rate / 8 is real time, as a station's encoder sends). Returns once Icecast has
-    /// taken the source. A connection closed unanswered is made again, as an encoder does. Throws when Icecast
-    /// refuses the source, or is gone: Debian's icecast2 2.4.4 sometimes dies (a segfault) when a source connects
-    /// just after it starts.
+    /// taken the source. A connection refused or closed unanswered is made again, as an encoder does, up to 10 times.
+    /// Debian's icecast2 2.4.4 sometimes dies (a segfault in libc) when a source connects just after it starts; when
+    /// it has, the server is started again before the next try. Throws when Icecast refuses the source, or stays
+    /// gone (stopped with ``IcecastServer/stop()``).
     public init(
         server: IcecastServer, mount: String, file: URL, name: String, bytesPerSecond: Int = 163_840
     ) async throws {
@@ -98,18 +105,21 @@ public final class IcecastSource: Sendable {
         var attempts = 0
         while true {
             attempts += 1
-            let (channel, answer) = try await Self.connect(port: server.port, head: head)
-            if answer?.split(separator: " ").dropFirst().first == "200" {
+            let connection = try? await Self.connect(port: server.port, head: head)
+            if let (channel, answer) = connection, answer?.split(separator: " ").dropFirst().first == "200" {
                 self.channel = channel
                 break
             }
-            try? await channel.close()
+            try? await connection?.channel.close()
+            let answer = connection?.answer ?? nil
+            let restarted = try server.startAgainIfItDied()
             guard answer == nil, attempts < 10 else {
+                let silence = connection == nil ? "it refused the connection" : "it closed the connection unanswered"
                 throw Refused(
                     description: "Icecast on port \(server.port) refused a source for \(mount): "
-                        + (answer ?? "it closed the connection \(attempts) times without an answer"))
+                        + (answer ?? "\(silence), \(attempts) times"))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            if !restarted { try await Task.sleep(for: .milliseconds(50)) }
         }
         let channel = self.channel
         let chunk = max(1, bytesPerSecond / 20)
@@ -126,7 +136,7 @@ public final class IcecastSource: Sendable {
 
     /// Sends `head` on a new connection to `port` and returns the connection with the first line of Icecast's answer,
     /// or nil when it closed the connection (before or after the request was written) or said nothing for 5 s.
-    private static func connect(port: Int, head: String) async throws -> (any Channel, String?) {
+    private static func connect(port: Int, head: String) async throws -> (channel: any Channel, answer: String?) {
         let answered = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: String?.self)
         let channel: any Channel
         do {

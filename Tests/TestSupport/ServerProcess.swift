@@ -48,6 +48,18 @@ public final class ServerProcess: Sendable {
         process.waitUntilExit()
     }
 
+    /// Starts the server again if it exited without being told to (it crashed), and says whether it did. Nothing
+    /// when it runs, or was stopped with ``stop()``. Throws as ``start()`` does.
+    public func startAgainIfItDied() throws -> Bool {
+        let died = process.withLock { process in
+            guard let running = process, !running.isRunning else { return false }
+            process = nil
+            return true
+        }
+        if died { try start() }
+        return died
+    }
+
     /// The running process's id; nil while stopped.
     public var processIdentifier: pid_t? { process.withLock { $0?.processIdentifier } }
 }
