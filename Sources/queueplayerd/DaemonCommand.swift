@@ -107,6 +107,20 @@ struct DaemonCommand: AsyncParsableCommand {
             "The control socket to serve.", discussion: ControlSocketPath.defaultDescription, valueName: "path"))
     var socket: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve MPD's protocol at ADDRESS (HOST:PORT on loopback, or a Unix socket's path), for MPD clients.",
+            discussion: "May be given more than once. An address that is taken is logged and left out.",
+            valueName: "address"))
+    var mpd: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "The folder MPD clients' song names are relative to.",
+            discussion: "Default: $XDG_MUSIC_DIR (as ~/.config/user-dirs.dirs sets it), else ~/Music.",
+            valueName: "dir"))
+    var musicDirectory: String?
+
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
 
@@ -142,6 +156,23 @@ struct DaemonCommand: AsyncParsableCommand {
             throw ValidationError("--sample-rate \(sampleRate): give the snapserver source's rate, 8000 to 192000")
         }
         if sink == .snapcast { _ = try Self.snapcastAddress(server ?? "127.0.0.1:4953") }
+        _ = try mpdAddresses()
+    }
+
+    /// The `--mpd` addresses, read. Loopback and Unix sockets only: without a password, an address others can reach
+    /// would give anyone on the network control of the player and of which files it reads.
+    func mpdAddresses() throws -> [MPDListenAddress] {
+        try mpd.map { text in
+            guard let address = MPDListenAddress(text) else {
+                throw ValidationError("--mpd \(text): give HOST:PORT (127.0.0.1:6600) or a Unix socket's path")
+            }
+            guard address.isLoopback else {
+                throw ValidationError(
+                    "--mpd \(text): only loopback addresses (127.0.0.1, ::1, localhost) and Unix sockets are served, "
+                        + "since MPD's password is not implemented yet")
+            }
+            return address
+        }
     }
 
     func run() async throws {
@@ -194,6 +225,8 @@ struct DaemonCommand: AsyncParsableCommand {
         // Sound first: the first item and the output open (paused) while the socket's claim completes; once it
         // has (so a second daemon exits without a sound), playback starts, and the bus follows.
         service.prepare()
+        let mpdServer = try makeMPDServer(controller: controller, logger: logger)
+        await mpdServer?.bind()
         do {
             try await server.serve(controller)
         } catch {
@@ -211,6 +244,7 @@ struct DaemonCommand: AsyncParsableCommand {
             .init(service: lifecycleService, serviceName: "process lifecycle"),
             .init(service: server, serviceName: "control socket"),
         ]
+        if let mpdServer { services.append(.init(service: mpdServer, serviceName: "MPD protocol")) }
         if let bus = MPRISBus.start(controller: controller, logger: logger) {
             services.append(.init(service: MPRISService(bus: bus, controller: controller), serviceName: "MPRIS"))
         }
@@ -224,6 +258,15 @@ struct DaemonCommand: AsyncParsableCommand {
             logger.error("\(outcome.failedItems.count) item(s) could not be played")
             throw ExitStatus.itemsFailed
         }
+    }
+
+    /// The MPD protocol's server for the `--mpd` addresses; nil without any.
+    private func makeMPDServer(controller: PlayerController, logger: Logger) throws -> MPDServer? {
+        guard !mpd.isEmpty else { return nil }
+        let folder =
+            musicDirectory.map { MPDMusicFolder(path: URL(fileURLWithPath: $0).standardizedFileURL.path) }
+            ?? MPDMusicFolder.standard()
+        return MPDServer(addresses: try mpdAddresses(), controller: controller, musicFolder: folder, logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

@@ -1,0 +1,60 @@
+import QueuePlayer
+import QueuePlayerControl
+
+/// The commands that edit the queue: `add`, `addid`, `delete`, `deleteid`, `move`, `moveid` (`clear` is the
+/// controller's own).
+extension MPDCommandRunner {
+    /// MPD's `add URI [POS]` and `addid URI [POS]`: a file or folder of the music folder (a folder's MP3 files, in
+    /// name order), an http(s) URL, or for a local client any file; at the end, or before the song at POS. `addid`
+    /// answers the new song's `Id`.
+    func add(_ uri: String, at position: String?, answeringID: Bool) throws(MPDError) -> String {
+        let item = try musicFolder.item(uri == "/" ? "" : uri, isLocalClient: isLocalClient)
+        let queue = controller.mpdState().queue
+        let index = try position.map { text throws(MPDError) in try MPDArguments.unsigned(text) }
+        if let index, index > queue.count { throw MPDError(.argument, "Number too large: \(index)") }
+        if index == 0, !queue.isEmpty {
+            throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
+        }
+        let command: ControlCommand =
+            if let index, index < queue.count { .insert([item], after: queue[index - 1].id) } else { .add([item]) }
+        let reply = controller.execute(command, id: nil)
+        guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add \(uri)") }
+        guard answeringID else { return "" }
+        return (reply.added ?? []).map { "Id: \($0)\n" }.joined()
+    }
+
+    /// MPD's `delete POS|START:END`.
+    func delete(positions: String) throws(MPDError) -> String {
+        let queue = controller.mpdState().queue
+        for index in try MPDArguments.range(positions, count: queue.count) {
+            _ = try carryOut(.remove(queue[index].id))
+        }
+        return ""
+    }
+
+    /// MPD's `deleteid ID`.
+    func delete(id: String) throws(MPDError) -> String {
+        let queue = controller.mpdState().queue
+        return try carryOut(.remove(queue[try position(ofID: id, in: queue)].id))
+    }
+
+    /// MPD's `move FROM TO`: the song at FROM to position TO.
+    func move(position: String, to destination: String) throws(MPDError) -> String {
+        let queue = controller.mpdState().queue
+        let from = try MPDArguments.range(position, count: queue.count)
+        guard from.count == 1 else { throw MPDError(.argument, "a range cannot be moved yet; move one song at a time") }
+        return try move(queue[from.lowerBound], to: destination, count: queue.count)
+    }
+
+    /// MPD's `moveid ID TO`.
+    func move(id: String, to destination: String) throws(MPDError) -> String {
+        let queue = controller.mpdState().queue
+        return try move(queue[try position(ofID: id, in: queue)], to: destination, count: queue.count)
+    }
+
+    private func move(_ entry: QueueEntry, to destination: String, count: Int) throws(MPDError) -> String {
+        let index = try MPDArguments.unsigned(destination)
+        guard index < count else { throw MPDError(.argument, "Number too large: \(index)") }
+        return try carryOut(.move(entry.id, to: index + 1))
+    }
+}

@@ -1,0 +1,128 @@
+import FoundationEssentials
+import QueuePlayer
+import QueuePlayerControl
+
+/// The commands that report: `status`, `currentsong`, the queue's songs, `outputs`.
+extension MPDCommandRunner {
+    /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`);
+    /// `error` says why nothing is heard while a remote item waits for its server or the audio server is away.
+    func status() -> String {
+        let state = controller.mpdState()
+        let snapshot = state.snapshot
+        var fields: [(String, String)] = [
+            ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", "0"), ("random", "0"),
+            ("single", "0"), ("consume", "1"), ("partition", "default"),
+            ("playlist", "\(versions.version(of: state.queue))"), ("playlistlength", "\(state.queue.count)"),
+            ("mixrampdb", "0"), ("state", Self.stateName(snapshot.status)),
+        ]
+        let position = snapshot.current.flatMap { current in state.queue.firstIndex { $0.id == current.id } }
+        if let position {
+            fields += [("song", "\(position)"), ("songid", "\(state.queue[position].id)")]
+        }
+        if snapshot.status != .stopped, let current = snapshot.current {
+            let length = current.length ?? 0
+            fields += [
+                ("time", "\(Int(snapshot.position.rounded())):\(Int(length.rounded()))"),
+                ("elapsed", fixedDecimals(snapshot.position, places: 3)), ("bitrate", "0"),
+            ]
+            if let length = current.length { fields.append(("duration", fixedDecimals(length, places: 3))) }
+        }
+        if let waiting = snapshot.waiting, waiting != "no item to play", waiting != "buffering" {
+            fields.append(("error", waiting))
+        }
+        let next = (position ?? -1) + 1
+        if position != nil, next < state.queue.count {
+            fields += [("nextsong", "\(next)"), ("nextsongid", "\(state.queue[next].id)")]
+        }
+        return fields.map { "\($0.0): \($0.1)\n" }.joined()
+    }
+
+    private static func stateName(_ status: PlaybackState) -> String {
+        switch status {
+        case .playing: "play"
+        case .paused: "pause"
+        case .stopped: "stop"
+        }
+    }
+
+    /// MPD's `currentsong`: the current song, or nothing.
+    func currentSong() -> String {
+        let state = controller.mpdState()
+        guard let current = state.snapshot.current,
+            let position = state.queue.firstIndex(where: { $0.id == current.id })
+        else { return "" }
+        return song(state.queue[position], at: position, in: state)
+    }
+
+    /// MPD's `playlistinfo [POS|START:END]`.
+    func playlistInfo(_ range: String?) throws(MPDError) -> String {
+        let state = controller.mpdState()
+        let positions = try range.map { text throws(MPDError) in try MPDArguments.range(text, count: state.queue.count)
+        }
+        return songs(in: positions ?? state.queue.indices, of: state)
+    }
+
+    /// MPD's `playlistid [ID]`.
+    func playlistID(_ id: String?) throws(MPDError) -> String {
+        let state = controller.mpdState()
+        guard let id else { return songs(in: state.queue.indices, of: state) }
+        let position = try position(ofID: id, in: state.queue)
+        return song(state.queue[position], at: position, in: state)
+    }
+
+    /// MPD's `plchanges VERSION [START:END]` and `plchangesposid`: the queue's songs when it changed since
+    /// `version`, else none. Versions are not kept per song, so a change sends every song: more than MPD sends,
+    /// never less.
+    func changes(since version: String, range: String?, positionsOnly: Bool) throws(MPDError) -> String {
+        let since = try MPDArguments.unsigned(version)
+        let state = controller.mpdState()
+        let positions =
+            try range.map { text throws(MPDError) in try MPDArguments.range(text, count: state.queue.count) }
+            ?? state.queue.indices
+        guard since != versions.version(of: state.queue) else { return "" }
+        if positionsOnly { return positions.map { "cpos: \($0)\nId: \(state.queue[$0].id)\n" }.joined() }
+        return songs(in: positions, of: state)
+    }
+
+    /// MPD's `outputs`: the one output the daemon plays to, always enabled.
+    func outputs() -> String {
+        "outputid: 0\noutputname: QueuePlayer\nplugin: queueplayer\noutputenabled: 1\n"
+    }
+
+    private func songs(in positions: Range<Int>, of state: MPDPlayerState) -> String {
+        positions.map { song(state.queue[$0], at: $0, in: state) }.joined()
+    }
+
+    /// One song as MPD prints a queued one: `file`, the file's time of change, the tags and length known (the
+    /// current song's; the others' once the folder is indexed), `Pos` and `Id`.
+    private func song(_ entry: QueueEntry, at position: Int, in state: MPDPlayerState) -> String {
+        var text = Self.field("file", musicFolder.name(of: entry.location))
+        if entry.location.hasPrefix("/"),
+            let modified = try? FileManager.default.attributesOfItem(atPath: entry.location)[.modificationDate] as? Date
+        {
+            text += "Last-Modified: \(modified.formatted(.iso8601))\n"
+        }
+        if let current = state.snapshot.current, current.id == entry.id {
+            if tags.wants(.artist) { text += current.artists.map { Self.field("Artist", $0) }.joined() }
+            if let title = current.title, tags.wants(.title) { text += Self.field("Title", title) }
+            if let album = current.album, tags.wants(.album) { text += Self.field("Album", album) }
+            if let length = current.length, length > 0 {
+                text += "Time: \(Int(length.rounded()))\nduration: \(fixedDecimals(length, places: 3))\n"
+            }
+        }
+        return text + "Pos: \(position)\nId: \(entry.id)\n"
+    }
+
+    /// A `KEY: VALUE` line; a line break inside the value (a tag may hold one) would end the line early, so it is
+    /// sent as a space.
+    private static func field(_ key: String, _ value: String) -> String {
+        "\(key): \(value.replacing("\n", with: " ").replacing("\r", with: " "))\n"
+    }
+
+    /// The position of the song with `id`; "No such song" when none has it.
+    func position(ofID id: String, in queue: [QueueEntry]) throws(MPDError) -> Int {
+        let id = try MPDArguments.unsigned(id)
+        guard let position = queue.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
+        return position
+    }
+}

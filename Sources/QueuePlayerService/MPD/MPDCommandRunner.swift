@@ -1,0 +1,173 @@
+import FoundationEssentials
+import QueuePlayer
+import QueuePlayerControl
+
+/// Carries out MPD commands for one connection through the ``PlayerController``, as every other front end's
+/// commands are carried out (one path, one at a time), and writes MPD's answers.
+///
+/// Threading: any thread; a connection runs its commands one at a time, off its event loop (`add` checks files).
+package struct MPDCommandRunner: Sendable {
+    /// What carrying out a batch came to: the text to write, and whether the connection closes after it.
+    package struct Outcome: Equatable, Sendable {
+        package var text: String
+        package var closes: Bool
+    }
+
+    let controller: PlayerController
+    let musicFolder: MPDMusicFolder
+    let versions: MPDQueueVersions
+    /// The client is on a Unix socket: the same user, who may name files outside the music folder.
+    let isLocalClient: Bool
+    /// The tags this connection asked for.
+    let tags = MPDTags()
+
+    /// A runner for one connection.
+    package init(
+        controller: PlayerController, musicFolder: MPDMusicFolder, versions: MPDQueueVersions, isLocalClient: Bool
+    ) {
+        self.controller = controller
+        self.musicFolder = musicFolder
+        self.versions = versions
+        self.isLocalClient = isLocalClient
+    }
+
+    /// Carries out `lines` in order, as ``MPDSession/Step/execute(lines:isList:listOK:)`` asks: each answered
+    /// `list_OK` when `listOK`; an error ends the batch with its `ACK` (numbered by its place in a list); else `OK`.
+    package func run(lines: [String], listOK: Bool) -> Outcome {
+        var text = ""
+        for (index, line) in lines.enumerated() {
+            do throws(MPDError) {
+                let request = try MPDRequest.parse(line[...])
+                guard let command = Self.commands[request.name] else {
+                    throw MPDError(.unknown, "unknown command \"\(request.name)\"")
+                }
+                do throws(MPDError) {
+                    guard command.arguments.contains(request.arguments.count) else {
+                        throw MPDError(.argument, Self.arityMessage(command.arguments, request))
+                    }
+                    guard let answer = try command.run(self, request.arguments) else {
+                        return Outcome(text: text, closes: true)
+                    }
+                    text += answer
+                } catch {
+                    var error = error
+                    error.command = request.name
+                    throw error
+                }
+                if listOK { text += "list_OK\n" }
+            } catch {
+                return Outcome(text: text + error.line(index: index), closes: error.closesConnection)
+            }
+        }
+        return Outcome(text: text + "OK\n", closes: false)
+    }
+
+    private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
+        if arguments.lowerBound == arguments.upperBound { return "wrong number of arguments for \"\(request.name)\"" }
+        return request.arguments.count < arguments.lowerBound
+            ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\""
+    }
+
+    /// One command: how many arguments it takes, and what it does (nil: close the connection, answering nothing).
+    struct Command: Sendable {
+        var arguments: ClosedRange<Int>
+        var run: @Sendable (MPDCommandRunner, [String]) throws(MPDError) -> String?
+    }
+
+    /// Every command carried out, by name: what `commands` lists. Any other name is answered as unknown.
+    static let commands: [String: Command] = [
+        "ping": Command(arguments: 0...0) { _, _ throws(MPDError) in "" },
+        "close": Command(arguments: 0...0) { _, _ throws(MPDError) in nil },
+        "commands": Command(arguments: 0...0) { _, _ throws(MPDError) in
+            (Array(commands.keys) + MPDSession.framingCommands).sorted().map { "command: \($0)\n" }.joined()
+        },
+        "tagtypes": Command(arguments: 0...Int.max) { runner, arguments throws(MPDError) in
+            try runner.tags.command(arguments)
+        },
+        "notcommands": Command(arguments: 0...0) { _, _ throws(MPDError) in "" },
+        "status": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.status() },
+        "currentsong": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.currentSong() },
+        "playlistinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.playlistInfo(arguments.first)
+        },
+        "playlistid": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.playlistID(arguments.first)
+        },
+        "plchanges": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.changes(since: arguments[0], range: arguments.dropFirst().first, positionsOnly: false)
+        },
+        "plchangesposid": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.changes(since: arguments[0], range: arguments.dropFirst().first, positionsOnly: true)
+        },
+        "outputs": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.outputs() },
+        "decoders": Command(arguments: 0...0) { _, _ throws(MPDError) in
+            "plugin: mpg123\nsuffix: mp3\nmime_type: audio/mpeg\n"
+        },
+        "urlhandlers": Command(arguments: 0...0) { _, _ throws(MPDError) in "handler: http://\nhandler: https://\n" },
+        "play": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.play(position: arguments.first)
+        },
+        "playid": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.play(id: arguments.first)
+        },
+        "pause": Command(arguments: 0...1) { runner, arguments throws(MPDError) in try runner.pause(arguments.first) },
+        "stop": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.stop) },
+        "next": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.next) },
+        "previous": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.previous) },
+        "seek": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.seek(position: arguments[0], to: arguments[1])
+        },
+        "seekid": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.seek(id: arguments[0], to: arguments[1])
+        },
+        "seekcur": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.seekCurrent(arguments[0])
+        },
+        "setvol": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.carryOut(
+                .volume(Double(try MPDArguments.integer(arguments[0], in: 0...100)) / 100, relative: false))
+        },
+        "volume": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            let change = try MPDArguments.integer(arguments[0], in: -100...100)
+            return try runner.carryOut(.volume(Double(change) / 100, relative: true))
+        },
+        "getvol": Command(arguments: 0...0) { runner, _ throws(MPDError) in
+            "volume: \(volumePercent(runner.controller.mpdState().snapshot))\n"
+        },
+        "consume": Command(arguments: 1...1) { _, arguments throws(MPDError) in
+            guard try MPDArguments.boolean(arguments[0]) else {
+                throw MPDError(.argument, "played songs always leave the queue here; consume cannot be turned off")
+            }
+            return ""
+        },
+        "add": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: false)
+        },
+        "addid": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: true)
+        },
+        "clear": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.clear) },
+        "delete": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.delete(positions: arguments[0])
+        },
+        "deleteid": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.delete(id: arguments[0])
+        },
+        "move": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.move(position: arguments[0], to: arguments[1])
+        },
+        "moveid": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.move(id: arguments[0], to: arguments[1])
+        },
+    ]
+
+    /// The volume as MPD gives it: a whole percentage.
+    static func volumePercent(_ snapshot: PlayerSnapshot) -> Int { Int((snapshot.volume * 100).rounded()) }
+
+    /// Carries out `command` on the controller's path; an empty answer, or the controller's error.
+    func carryOut(_ command: ControlCommand) throws(MPDError) -> String {
+        let reply = controller.execute(command, id: nil)
+        guard reply.ok == true else { throw MPDError(.system, reply.error ?? "failed") }
+        return ""
+    }
+}

@@ -1,0 +1,112 @@
+import NIOCore
+import QueuePlayerControl
+
+/// Serves one MPD client: greets it, frames its lines with an ``MPDSession``, carries out each batch with an
+/// ``MPDCommandRunner`` (off the event loop, one batch at a time, so answers keep the lines' order), and answers a
+/// waiting `idle` when a change it waits for comes.
+///
+/// Bounded as MPD bounds a client: a line longer than MPD's input buffer (8 KiB), lines piling up beyond
+/// ``MPDSession/maximumListBytes`` while a batch runs, or more answers unread than ``MPDServer/maximumOutputBytes``
+/// close the connection.
+///
+/// Threading: NIO's. The handler lives on its channel's event loop; batches and changes come back to it through
+/// `NIOLoopBound`.
+final class MPDConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ControlLine
+    typealias OutboundOut = ByteBuffer
+
+    /// The greeting, with the protocol version implemented (MPD 0.23's).
+    static let greeting = "OK MPD 0.23.5\n"
+
+    private let runner: MPDCommandRunner
+    private let feed: MPDChangeFeed
+    private var session = MPDSession()
+    private var waiting: [String] = []
+    private var waitingBytes = 0
+    private var isRunning = false
+    private var isClosing = false
+    private var listener: Int?
+
+    init(runner: MPDCommandRunner, feed: MPDChangeFeed) {
+        self.runner = runner
+        self.feed = feed
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        listener = feed.add { changed in
+            handler.eventLoop.execute {
+                let (handler, context) = handler.value
+                guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }
+                handler.write(answer, context: context)
+            }
+        }
+        write(Self.greeting, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosing = true
+        if let listener { feed.remove(listener) }
+        listener = nil
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // The client is not reading its answers: MPD drops such a client rather than hold its output.
+        if !context.channel.isWritable { close(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing else { return }
+        guard case .line(var buffer) = unwrapInboundIn(data) else { return close(context: context) }
+        var line = buffer.readString(length: buffer.readableBytes) ?? ""
+        if line.hasSuffix("\r") { line.removeLast() }
+        waitingBytes += line.utf8.count
+        guard waitingBytes <= MPDSession.maximumListBytes else { return close(context: context) }
+        waiting.append(line)
+        handleWaitingLines(context: context)
+    }
+
+    private func handleWaitingLines(context: ChannelHandlerContext) {
+        while !isRunning, !isClosing, !waiting.isEmpty {
+            let line = waiting.removeFirst()
+            waitingBytes -= line.utf8.count
+            switch session.receive(line) {
+            case .wait: continue
+            case .close: close(context: context)
+            case .write(let text): write(text, context: context)
+            case .execute(let lines, _, let listOK): run(lines, listOK: listOK, context: context)
+            }
+        }
+    }
+
+    private func run(_ lines: [String], listOK: Bool, context: ChannelHandlerContext) {
+        isRunning = true
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let runner = runner
+        Task {
+            let outcome = runner.run(lines: lines, listOK: listOK)
+            handler.eventLoop.execute {
+                let (handler, context) = handler.value
+                handler.isRunning = false
+                guard !handler.isClosing else { return }
+                handler.write(outcome.text, context: context)
+                if outcome.closes { return handler.close(context: context) }
+                handler.handleWaitingLines(context: context)
+            }
+        }
+    }
+
+    private func write(_ text: String, context: ChannelHandlerContext) {
+        guard !text.isEmpty else { return }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        guard !isClosing else { return }
+        isClosing = true
+        context.close(promise: nil)
+    }
+}

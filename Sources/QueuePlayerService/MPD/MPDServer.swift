@@ -1,0 +1,136 @@
+import FoundationEssentials
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import QueuePlayerControl
+import ServiceLifecycle
+import Synchronization
+
+/// Serves MPD's protocol (see docs/mpd.md) on TCP addresses and Unix sockets, through the same
+/// ``PlayerController`` as the control socket and MPRIS: a change made by any front end is seen by all, and an MPD
+/// client's `idle` hears of it.
+///
+/// An address that cannot be bound (the port taken by a running mpd, say) is logged once, and the daemon carries on
+/// without it. A Unix socket is the user's alone (mode 0600, other users' connections refused), and its clients may
+/// name files outside the music folder, as MPD allows a local client.
+package final class MPDServer: Service {
+    /// The most connections served at once (MPD's `max_connections` default); more are closed at once.
+    package static let maximumConnections = 100
+    /// The line length MPD's input buffer holds.
+    package static let maximumLineLength = 8 * 1024 - 1
+    /// The answers a client may leave unread before it is dropped (MPD's `max_output_buffer_size` default).
+    package static let maximumOutputBytes = 8 * 1024 * 1024
+
+    private let addresses: [MPDListenAddress]
+    private let controller: PlayerController
+    private let musicFolder: MPDMusicFolder
+    private let logger: Logger
+    private let feed = MPDChangeFeed()
+    private let versions = MPDQueueVersions()
+    private let connections = Atomic(0)
+    private let bound = Mutex<Bound?>(nil)
+
+    /// What ``bind()`` set up.
+    private struct Bound: Sendable {
+        var channels: [(any Channel, MPDListenAddress)]
+        var following: Task<Void, Never>
+    }
+
+    /// A server for `addresses`, naming songs relative to `musicFolder`. Nothing is bound before ``run()``.
+    package init(
+        addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder, logger: Logger
+    ) {
+        self.addresses = addresses
+        self.controller = controller
+        self.musicFolder = musicFolder
+        self.logger = logger
+    }
+
+    /// Binds every address it can, logging each that cannot be bound, and starts telling idling clients of changes.
+    /// The daemon calls it before it serves its control socket, so that a client that sees the daemon there finds
+    /// the MPD addresses bound too. Only the first call binds; ``run()`` calls it if nobody did.
+    package func bind() async {
+        guard bound.withLock({ $0 == nil }) else { return }
+        var channels: [(any Channel, MPDListenAddress)] = []
+        for address in addresses {
+            do {
+                channels.append((try await bind(address), address))
+                logger.info("MPD protocol on \(address)")
+            } catch {
+                logger.error(
+                    "cannot serve the MPD protocol on \(address): \(error); carrying on without it (is mpd running?)")
+            }
+        }
+        let states = controller.mpdStates()
+        let following = Task { [feed] in await feed.follow(states) }
+        bound.withLock { $0 = Bound(channels: channels, following: following) }
+    }
+
+    /// Serves the addresses bound until graceful shutdown, then closes them (and removes the socket files it made).
+    package func run() async throws {
+        await bind()
+        try? await gracefulShutdown()
+        guard let bound = bound.withLock({ $0 }) else { return }
+        bound.following.cancel()
+        for (channel, address) in bound.channels {
+            try? await channel.close()
+            if case .unix(let path) = address { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+
+    private func bind(_ address: MPDListenAddress) async throws -> any Channel {
+        let bootstrap = ServerBootstrap(group: ControlEventLoop.group)
+            .serverChannelOption(.backlog, value: 128)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(
+                .writeBufferWaterMark, value: .init(low: Self.maximumOutputBytes / 2, high: Self.maximumOutputBytes)
+            )
+            .childChannelInitializer { [self] channel in accept(channel, isLocal: address.isUnixSocket) }
+        switch address {
+        case .tcp(let host, let port):
+            return try await bootstrap.bind(host: host, port: port).get()
+        case .unix(let path):
+            try ControlSocketPath.prepareFolder(for: path)
+            if FileManager.default.fileExists(atPath: path) {
+                guard await ControlServer.runningDaemon(at: path) == nil else {
+                    throw ControlError("another server answers at \(path)")
+                }
+                try FileManager.default.removeItem(atPath: path)
+            }
+            let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            guard chmod(path, 0o600) == 0 else {
+                try? await channel.close()
+                throw ControlError("cannot make \(path) private (mode 0600)")
+            }
+            return channel
+        }
+    }
+
+    private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<Void> {
+        guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
+            connections.subtract(1, ordering: .relaxed)
+            logger.warning("refused an MPD connection: \(Self.maximumConnections) are open already")
+            return channel.close()
+        }
+        channel.closeFuture.whenComplete { [self] _ in connections.subtract(1, ordering: .relaxed) }
+        let peer: EventLoopFuture<Void> =
+            isLocal
+            ? ControlServer.peerUserID(of: channel).flatMapThrowing { uid in
+                guard uid == getuid() else { throw ControlError("peer uid \(uid) is not this user") }
+            } : channel.eventLoop.makeSucceededVoidFuture()
+        let runner = MPDCommandRunner(
+            controller: controller, musicFolder: musicFolder, versions: versions, isLocalClient: isLocal)
+        return peer.flatMapThrowing { [feed] in
+            try channel.pipeline.syncOperations.addHandlers(
+                ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),
+                MPDConnectionHandler(runner: runner, feed: feed))
+        }
+    }
+}
+
+extension MPDListenAddress {
+    fileprivate var isUnixSocket: Bool {
+        if case .unix = self { true } else { false }
+    }
+}

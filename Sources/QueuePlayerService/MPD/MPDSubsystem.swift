@@ -1,0 +1,33 @@
+import QueuePlayer
+import QueuePlayerControl
+
+/// What an MPD client's `idle` waits for, named and ordered as MPD names and prints them.
+package enum MPDSubsystem: String, CaseIterable, Sendable {
+    case database
+    case storedPlaylist = "stored_playlist"
+    case playlist, player, mixer, output, options, partition, sticker, subscription, message, neighbor, mount, update
+
+    /// What changed between `old` and `new` (each a snapshot with the queue read with it): `playlist` when the queue
+    /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, or its
+    /// tags changed (a station's title); `mixer` when the volume did. Everything when there is no `old`.
+    package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> Set<MPDSubsystem> {
+        guard let old else { return [.playlist, .player, .mixer] }
+        var changed: Set<MPDSubsystem> = []
+        if old.queue != new.queue { changed.insert(.playlist) }
+        let (was, now) = (old.snapshot, new.snapshot)
+        if was.status != now.status || was.current != now.current || was.jumps != now.jumps { changed.insert(.player) }
+        if was.volume != now.volume { changed.insert(.mixer) }
+        return changed
+    }
+}
+
+/// A snapshot of the player with the queue read with it: what every MPD answer is made from.
+package struct MPDPlayerState: Equatable, Sendable {
+    package var snapshot: PlayerSnapshot
+    package var queue: [QueueEntry]
+
+    package init(snapshot: PlayerSnapshot, queue: [QueueEntry]) {
+        self.snapshot = snapshot
+        self.queue = queue
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import QueuePlayer
+import QueuePlayerControl
+import QueuePlayerService
+import TestSupport
+import TestTiers
+import Testing
+
+/// MPD commands carried out on the daemon's core in-process: what `status`, `currentsong` and `playlistinfo` print,
+/// MPD's error answers, and the changes an idling client is told. The expected answers were read from Debian's mpd
+/// 0.23.12 given the same commands.
+@Suite("MPD commands on the player's one path", .tier(.deterministic), .timeLimit(.minutes(1)))
+struct MPDCommandTests {
+    private let service: ServiceHarness
+    private let runner: MPDCommandRunner
+    private let folder = MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path)
+
+    init() throws {
+        service = try ServiceHarness()
+        runner = MPDCommandRunner(
+            controller: service.controller, musicFolder: folder, versions: MPDQueueVersions(), isLocalClient: false)
+    }
+
+    private func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
+
+    @Test("status, currentsong and playlistinfo print MPD's fields in MPD's order, songs named in the music folder")
+    func reports() throws {
+        #expect(run("add stereo-44k-5s.mp3", "add sweep-44k-4s.mp3") == "OK\n")
+        let ids = service.controller.queue().map(\.id)
+        let status = run("status")
+        let lines = status.split(separator: "\n").map(String.init)
+        #expect(
+            lines.map { $0.split(separator: ":")[0] }.prefix(10)
+                == [
+                    "volume", "repeat", "random", "single", "consume", "partition", "playlist", "playlistlength",
+                    "mixrampdb", "state",
+                ], "\(status)")
+        #expect(lines.contains("consume: 1") && lines.contains("playlistlength: 2") && lines.contains("volume: 100"))
+        #expect(lines.contains("song: 0") && lines.contains("songid: \(ids[0])"), "\(status)")
+        #expect(lines.contains("nextsong: 1") && lines.contains("nextsongid: \(ids[1])"), "\(status)")
+        #expect(status.hasSuffix("OK\n"))
+
+        let current = run("currentsong")
+        #expect(current.hasPrefix("file: stereo-44k-5s.mp3\nLast-Modified: "), "\(current)")
+        #expect(current.hasSuffix("Time: 5\nduration: 5.000\nPos: 0\nId: \(ids[0])\nOK\n"), "\(current)")
+        let second = run("playlistinfo 1")
+        #expect(second.hasPrefix("file: sweep-44k-4s.mp3\n") && second.hasSuffix("Pos: 1\nId: \(ids[1])\nOK\n"))
+        #expect(run("playlistid \(ids[1])") == second)
+    }
+
+    @Test("errors are MPD's: code, list index, command and words")
+    func errors() {
+        #expect(run("play 99") == "ACK [2@0] {play} Bad song index\n")
+        #expect(run("playid 99") == "ACK [50@0] {playid} No such song\n")
+        #expect(run("deleteid 99") == "ACK [50@0] {deleteid} No such song\n")
+        #expect(run("setvol 200") == "ACK [2@0] {setvol} Number too large: 200\n")
+        #expect(run("setvol abc") == "ACK [2@0] {setvol} Integer expected: abc\n")
+        #expect(run("pause 2") == "ACK [2@0] {pause} Boolean (0/1) expected: 2\n")
+        #expect(run("seekcur 3") == "ACK [55@0] {seekcur} Not playing\n")
+        #expect(run("ping extra") == "ACK [2@0] {ping} wrong number of arguments for \"ping\"\n")
+        #expect(run("frobnicate") == "ACK [5@0] {} unknown command \"frobnicate\"\n")
+        #expect(run("add /etc/hostname") == "ACK [4@0] {add} Access denied\n")
+        #expect(run("add nothing-here.mp3") == "ACK [50@0] {add} No such directory\n")
+        #expect(
+            runner.run(lines: ["ping", "getvol", "play 5", "ping"], listOK: true).text
+                == "list_OK\nvolume: 100\nlist_OK\nACK [2@2] {play} Bad song index\n",
+            "a list stops at its first error, which names its place")
+        #expect(service.controller.queue().isEmpty, "nothing was queued by the refusals")
+    }
+
+    @Test("commands lists every command carried out, and only those; a closing command closes")
+    func commandList() {
+        let listed = run("commands").split(separator: "\n").dropLast().map { String($0.dropFirst("command: ".count)) }
+        #expect(listed == listed.sorted())
+        for name in listed where !["close", "idle", "noidle"].contains(name) && !name.hasPrefix("command_list") {
+            #expect(!run(name).contains("unknown command"), "\(name) is listed but unknown")
+        }
+        let closing = runner.run(lines: ["ping", "close", "ping"], listOK: false)
+        #expect(closing.text.isEmpty && closing.closes)
+    }
+
+    @Test("an idling client is told what each front end changed: playlist, player, mixer")
+    func changesTold() async throws {
+        let feed = MPDChangeFeed()
+        let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
+        _ = feed.add { tell.yield($0) }
+        // Subscribed here, before the commands: the first state is the one before them.
+        let states = service.controller.mpdStates()
+        let following = Task { await feed.follow(states) }
+        defer { following.cancel() }
+        var changes = told.makeAsyncIterator()
+        #expect(run("add stereo-44k-5s.mp3") == "OK\n")
+        #expect(await changes.next()?.contains(.playlist) == true)
+        // Another front end: the control socket's command.
+        service.run(.volume(0.4, relative: false))
+        #expect(await changes.next() == [.mixer])
+        #expect(run("getvol") == "volume: 40\nOK\n")
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import TestSupport
+import TestTiers
+import Testing
+
+/// Debian's MPD clients drive the daemon over MPD's protocol: `mpc` and python-mpd2 (`python3-mpd`), as Home
+/// Assistant's integration uses it. What they change, the control socket sees: one player, whichever front end.
+@Suite("MPD clients drive the daemon: mpc and python-mpd2", .tier(.servers))
+struct MPDClientTests {
+    /// A daemon on the null sink, started paused with nothing queued, serving MPD's protocol on a free port and a
+    /// Unix socket, with the fixtures as its music folder.
+    private struct Daemon {
+        let process: RunningDaemon
+        let socket: String
+        let port: Int
+        let mpdSocket: String
+
+        init(_ name: String) async throws {
+            socket = privateSocket(name)
+            port = try LoopbackPort.free()
+            mpdSocket = socket + ".mpd"
+            process = try RunningDaemon([
+                "--sink", "null", "--pause", "--socket", socket, "--state-file",
+                Subprocess.temporaryFile("sqlite").path,
+                "--mpd", "127.0.0.1:\(port)", "--mpd", mpdSocket,
+                "--music-directory", Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path,
+            ])
+            // The MPD addresses are bound before the control socket is served.
+            _ = try await DaemonStates(socket: socket)
+        }
+
+        func mpc(_ arguments: String...) async -> Subprocess.Result {
+            await Subprocess.run("/usr/bin/mpc", ["--host", "127.0.0.1", "--port", "\(port)"] + arguments)
+        }
+
+        func quit() async {
+            #expect(await control(socket, "quit").status == 0)
+            #expect(await process.exitStatus() == 0, "\(process.log)")
+        }
+    }
+
+    @Test("mpc queues, plays, pauses, sets the volume, skips and clears; the control socket sees each change")
+    func mpc() async throws {
+        let daemon = try await Daemon("mpd-mpc")
+        #expect(await daemon.mpc("add", "stereo-44k-5s.mp3", "sweep-44k-4s.mp3").status == 0)
+        let listed = await daemon.mpc("-f", "%file%", "playlist")
+        #expect(listed.standardOutput == "stereo-44k-5s.mp3\nsweep-44k-4s.mp3\n", "\(listed.standardError)")
+        #expect(await daemon.mpc("play").status == 0)
+        #expect(await control(daemon.socket, "status").standardOutput == "Playing\n")
+        #expect(await daemon.mpc("pause").status == 0)
+        #expect(await control(daemon.socket, "status").standardOutput == "Paused\n")
+        #expect(await daemon.mpc("volume", "40").status == 0)
+        #expect(await control(daemon.socket, "volume").standardOutput == "0.400000\n")
+        #expect(await daemon.mpc("next").status == 0)
+        let current = await daemon.mpc("-f", "%file%", "current")
+        #expect(current.standardOutput == "sweep-44k-4s.mp3\n")
+        let status = await daemon.mpc("status")
+        #expect(status.standardOutput.contains("volume: 40%"), "\(status.standardOutput)")
+        // Refused as MPD refuses them, and nothing queued.
+        let outside = await daemon.mpc("add", "/etc/hostname")
+        #expect(outside.status != 0 && outside.standardError.contains("Access denied"), "\(outside.standardError)")
+        let escape = await daemon.mpc("add", "../../Package.swift")
+        #expect(escape.status != 0 && escape.standardError.contains("Malformed URI"), "\(escape.standardError)")
+        #expect(await daemon.mpc("clear").status == 0)
+        #expect(await daemon.mpc("playlist").standardOutput.isEmpty)
+        await daemon.quit()
+    }
+
+    @Test("python-mpd2: an idling client hears another's change, lists run whole, errors are MPD's")
+    func pythonMPD() async throws {
+        let daemon = try await Daemon("mpd-python")
+        let script = """
+            import json, sys, threading
+            from mpd import MPDClient, CommandError
+            def client(address):
+                c = MPDClient()
+                c.connect(*address)
+                return c
+            tcp, local = ("127.0.0.1", int(sys.argv[1])), (sys.argv[2], None)
+            idler, actor = client(tcp), client(local)
+            out = {"version": idler.mpd_version}
+            waiting = threading.Thread(target=lambda: out.update(idle1=idler.idle("mixer", "playlist")))
+            waiting.start()
+            actor.setvol(30)
+            waiting.join()
+            out["added"] = actor.addid(sys.argv[3])
+            out["idle2"] = idler.idle("playlist")
+            actor.command_list_ok_begin()
+            actor.status()
+            actor.playlistinfo()
+            status, songs = actor.command_list_end()
+            out["status"] = {k: status[k] for k in ("volume", "playlistlength", "consume", "state")}
+            out["files"] = [s["file"] for s in songs]
+            try:
+                actor.play(99)
+            except CommandError as error:
+                out["error"] = str(error)
+            print(json.dumps(out))
+            """
+        let result = await Subprocess.run(
+            "/usr/bin/python3",
+            ["-c", script, "\(daemon.port)", daemon.mpdSocket, Fixtures.mp3("sweep-44k-4s").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+        #expect(out["version"] as? String == "0.23.5")
+        #expect(out["idle1"] as? [String] == ["mixer"])
+        #expect(out["idle2"] as? [String] == ["playlist"])
+        #expect(
+            out["status"] as? [String: String]
+                == ["volume": "30", "playlistlength": "1", "consume": "1", "state": "pause"], "\(out)")
+        #expect(out["files"] as? [String] == ["sweep-44k-4s.mp3"], "a file in the music folder is named in it")
+        #expect(out["error"] as? String == "[2@0] {play} Bad song index")
+        await daemon.quit()
+    }
+}
