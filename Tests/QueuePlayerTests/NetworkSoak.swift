@@ -96,7 +96,14 @@ struct NetworkSoak {
         engine.enqueue([icecast.url("/radio.mp3")])
         let (stamped, tell) = AsyncStream.makeStream(of: Stamped.self)
         engine.listen { event in tell.yield((.now, event)) }
+        // A step that outlasts the longest outage by half a minute is stuck: say which, and end the station's events
+        // so that a wait for one of them ends too, naming its step.
+        let watch = StepWatch(limit: .seconds(longestOutage + 30)) { step in
+            print("network soak seed \(seed): stuck at \(step)")
+            tell.finish()
+        }
         defer {
+            watch.end()
             engine.shutdown()
             tell.finish()
         }
@@ -104,6 +111,7 @@ struct NetworkSoak {
         var episodes = try EpisodePlayer()
         defer { episodes.engine.shutdown() }
         engine.play()
+        watch.begin("the station's start")
         _ = try await next(&events, report: &report, waitingFor: "the station to start") {
             if case .itemStarted = $0 { true } else { false }
         }
@@ -112,8 +120,10 @@ struct NetworkSoak {
         while ContinuousClock.now - started < .seconds(seconds) {
             cycle += 1
             let title = "Soak \(cycle): Zoë’s “東京” ♫"
+            watch.begin("cycle \(cycle): setting the title")
             let set = await icecast.setTitle(title, of: "/radio.mp3")
             guard set.status == 0 else { throw Failure(description: "Icecast refused a title: \(set.standardError)") }
+            watch.begin("cycle \(cycle): hearing the title")
             _ = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s title to be heard") { event in
                 if case .metadataChanged(_, let metadata) = event { metadata.title == title } else { false }
             }
@@ -121,6 +131,7 @@ struct NetworkSoak {
 
             let serverDown = Bool.random(using: &random)
             let length = Double.random(in: 1...longestOutage, using: &random)
+            watch.begin("cycle \(cycle): stopping the source")
             try await source?.stop()
             source = nil
             if serverDown { icecast.stop() }
@@ -129,15 +140,18 @@ struct NetworkSoak {
                 Int.random(in: 2_000...20_000, using: &random)
             }
             async let outage: Void = Task.sleep(for: .seconds(length))
+            watch.begin("cycle \(cycle): an episode dropped after \(cuts) bytes, during a \(length) s outage")
             let exact = try await episodes.play(droppingAfter: cuts)
             try await outage
             report.episodes += 1
             report.drops += cuts.count
             if exact { report.episodesBitExact += 1 }
 
+            watch.begin("cycle \(cycle): starting the source again (icecast2 stopped: \(serverDown))")
             if serverDown { try icecast.start() }
             source = try await IcecastSource(server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
             let answering = ContinuousClock.now
+            watch.begin("cycle \(cycle): hearing the station back")
             let back = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s outage to end") {
                 if case .liveGap = $0 { true } else { false }
             }
@@ -148,6 +162,7 @@ struct NetworkSoak {
             report.measure(cycle: cycle)
         }
         report.warnings = log.messages(at: .warning).count
+        watch.begin("the end: stopping the source")
         try await source?.stop()
         report.wallSeconds = (ContinuousClock.now - started).inSeconds
         return report
@@ -232,4 +247,34 @@ extension NetworkSoak.Report {
         threads.peak = max(threads.peak, now.threads)
         residentMiB.peak = max(residentMiB.peak, now.resident)
     }
+}
+
+/// The step a soak is at, and a timer that calls `stuck` with it when a step outlasts `limit`: the test's own time
+/// limit cancels the task without saying where it was.
+///
+/// Threading: any thread.
+private final class StepWatch: Sendable {
+    private let limit: Duration
+    private let stuck: @Sendable (String) -> Void
+    private let timer = Mutex<Task<Void, Never>?>(nil)
+
+    init(limit: Duration, stuck: @escaping @Sendable (String) -> Void) {
+        self.limit = limit
+        self.stuck = stuck
+    }
+
+    /// The soak is at `step` from now on.
+    func begin(_ step: String) {
+        let timer = Task { [limit, stuck] in
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            stuck(step)
+        }
+        self.timer.withLock { previous in
+            previous?.cancel()
+            previous = timer
+        }
+    }
+
+    /// The soak is over.
+    func end() { timer.withLock { $0?.cancel() } }
 }

@@ -17,7 +17,9 @@ import Testing
 struct NetworkSoakTests {
     @Test(
         "every outage is heard back with the station still current; every title heard; every episode bit-exact",
-        .disabled("hung in 1 of 30 runs with icecast2 restarted after crashes, so not from them (RELIABILITY.md)"),
+        .disabled(
+            if: ProcessInfo.processInfo.environment["QUEUEPLAYER_RUN_HELD_BACK"] == nil,
+            "hung in 1 of 30 runs, not from icecast2's crashes (RELIABILITY.md); QUEUEPLAYER_RUN_HELD_BACK=1 runs it"),
         .timeLimit(.minutes(3)))
     func shortSoak() async throws {
         let report = try await NetworkSoak(seed: 54, seconds: 40, longestOutage: 4).run()
