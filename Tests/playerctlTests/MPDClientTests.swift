@@ -25,8 +25,9 @@ struct MPDClientTests {
                 "--mpd", "127.0.0.1:\(port)", "--mpd", mpdSocket,
                 "--music-directory", Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path,
             ])
-            // The MPD addresses are bound before the control socket is served.
-            _ = try await DaemonStates(socket: socket)
+            // The MPD addresses are bound before the control socket answers: its first state says they are.
+            let served = try await DaemonStates(socket: socket).first { _ in true }
+            #expect(served != nil, "the daemon did not answer on its control socket")
         }
 
         func mpc(_ arguments: String...) async -> Subprocess.Result {
@@ -42,7 +43,8 @@ struct MPDClientTests {
     @Test("mpc queues, plays, pauses, sets the volume, skips and clears; the control socket sees each change")
     func mpc() async throws {
         let daemon = try await Daemon("mpd-mpc")
-        #expect(await daemon.mpc("add", "stereo-44k-5s.mp3", "sweep-44k-4s.mp3").status == 0)
+        let added = await daemon.mpc("add", "stereo-44k-5s.mp3", "sweep-44k-4s.mp3")
+        #expect(added.status == 0, "\(added.standardError)")
         let listed = await daemon.mpc("-f", "%file%", "playlist")
         #expect(listed.standardOutput == "stereo-44k-5s.mp3\nsweep-44k-4s.mp3\n", "\(listed.standardError)")
         #expect(await daemon.mpc("play").status == 0)

@@ -79,7 +79,8 @@ package struct MPDCommandRunner: Sendable {
         "ping": Command(arguments: 0...0) { _, _ throws(MPDError) in "" },
         "close": Command(arguments: 0...0) { _, _ throws(MPDError) in nil },
         "commands": Command(arguments: 0...0) { _, _ throws(MPDError) in
-            (Array(commands.keys) + MPDSession.framingCommands).sorted().map { "command: \($0)\n" }.joined()
+            // MPD lists `idle` but neither `noidle` nor the command list's lines.
+            (Array(commands.keys) + ["idle"]).sorted().map { "command: \($0)\n" }.joined()
         },
         "tagtypes": Command(arguments: 0...Int.max) { runner, arguments throws(MPDError) in
             try runner.tags.command(arguments)

@@ -19,11 +19,6 @@ package struct MPDSession: Sendable {
         case close
     }
 
-    /// The commands the session carries out itself rather than the runner.
-    package static let framingCommands = [
-        "command_list_begin", "command_list_ok_begin", "command_list_end", "idle", "noidle",
-    ]
-
     /// The most bytes a command list may hold, as MPD's default `max_command_list_size` (2 MiB).
     package static let maximumListBytes = 2 * 1024 * 1024
 
