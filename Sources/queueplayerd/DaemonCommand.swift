@@ -121,6 +121,12 @@ struct DaemonCommand: AsyncParsableCommand {
             valueName: "dir"))
     var musicDirectory: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The folder of MPD clients' stored playlists (NAME.m3u).",
+            discussion: "Default: a 'playlists' folder beside the state file.", valueName: "dir"))
+    var playlistDirectory: String?
+
     @Flag(help: "With no ITEM: play the restored queue at once instead of waiting, paused, for `playerctl play`.")
     var resume = false
 
@@ -266,7 +272,12 @@ struct DaemonCommand: AsyncParsableCommand {
         let folder =
             musicDirectory.map { MPDMusicFolder(path: URL(fileURLWithPath: $0).standardizedFileURL.path) }
             ?? MPDMusicFolder.standard()
-        return MPDServer(addresses: try mpdAddresses(), controller: controller, musicFolder: folder, logger: logger)
+        let playlists = MPDStoredPlaylists(
+            folder: playlistDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                ?? lifecycle.stateURL.deletingLastPathComponent().appendingPathComponent("playlists").path)
+        return MPDServer(
+            addresses: try mpdAddresses(), controller: controller, musicFolder: folder, playlists: playlists,
+            logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

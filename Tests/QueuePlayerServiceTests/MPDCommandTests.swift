@@ -14,11 +14,13 @@ struct MPDCommandTests {
     private let service: ServiceHarness
     private let runner: MPDCommandRunner
     private let folder = MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path)
+    private let playlistFolder = Subprocess.temporaryFile("playlists").path
 
     init() throws {
         service = try ServiceHarness()
         runner = MPDCommandRunner(
-            controller: service.controller, musicFolder: folder, versions: MPDQueueVersions(), isLocalClient: false)
+            controller: service.controller, musicFolder: folder, playlists: MPDStoredPlaylists(folder: playlistFolder),
+            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
     }
 
     private func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }

@@ -24,6 +24,7 @@ struct MPDClientTests {
                 Subprocess.temporaryFile("sqlite").path,
                 "--mpd", "127.0.0.1:\(port)", "--mpd", mpdSocket,
                 "--music-directory", Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path,
+                "--playlist-directory", Subprocess.temporaryFile("playlists").path + ".d",
             ])
             // The MPD addresses are bound before the control socket answers: its first state says they are.
             let served = try await DaemonStates(socket: socket).first { _ in true }
@@ -63,8 +64,13 @@ struct MPDClientTests {
         #expect(outside.status != 0 && outside.standardError.contains("Access denied"), "\(outside.standardError)")
         let escape = await daemon.mpc("add", "../../Package.swift")
         #expect(escape.status != 0 && escape.standardError.contains("Malformed URI"), "\(escape.standardError)")
+        #expect(await daemon.mpc("save", "evening").status == 0)
         #expect(await daemon.mpc("clear").status == 0)
         #expect(await daemon.mpc("playlist").standardOutput.isEmpty)
+        let stored = await daemon.mpc("lsplaylists")
+        #expect(stored.standardOutput == "evening\n", "\(stored.standardError)")
+        #expect(await daemon.mpc("load", "evening").status == 0)
+        #expect(await daemon.mpc("-f", "%file%", "playlist").standardOutput == "sweep-44k-4s.mp3\n")
         await daemon.quit()
     }
 

@@ -30,9 +30,13 @@ package final class MPDChangeFeed: Sendable {
         for await state in states {
             defer { last = state }
             guard let previous = last else { continue }
-            let changed = MPDSubsystem.changes(from: previous, to: state)
-            guard !changed.isEmpty else { continue }
-            for tell in listeners.withLock({ Array($0.tell.values) }) { tell(changed) }
+            tell(MPDSubsystem.changes(from: previous, to: state))
         }
+    }
+
+    /// Tells every listener that `changed` changed (a stored playlist: a change no player state shows).
+    package func tell(_ changed: Set<MPDSubsystem>) {
+        guard !changed.isEmpty else { return }
+        for tell in listeners.withLock({ Array($0.tell.values) }) { tell(changed) }
     }
 }

@@ -96,12 +96,7 @@ extension MPDCommandRunner {
     /// One song as MPD prints a queued one: `file`, the file's time of change, the tags and length known (the
     /// current song's; the others' once the folder is indexed), `Pos` and `Id`.
     private func song(_ entry: QueueEntry, at position: Int, in state: MPDPlayerState) -> String {
-        var text = Self.field("file", musicFolder.name(of: entry.location))
-        if entry.location.hasPrefix("/"),
-            let modified = try? FileManager.default.attributesOfItem(atPath: entry.location)[.modificationDate] as? Date
-        {
-            text += "Last-Modified: \(modified.formatted(.iso8601))\n"
-        }
+        var text = Self.songFile(musicFolder.name(of: entry.location), at: entry.location)
         if let current = state.snapshot.current, current.id == entry.id {
             if tags.wants(.artist) { text += current.artists.map { Self.field("Artist", $0) }.joined() }
             if let title = current.title, tags.wants(.title) { text += Self.field("Title", title) }
@@ -113,9 +108,22 @@ extension MPDCommandRunner {
         return text + "Pos: \(position)\nId: \(entry.id)\n"
     }
 
+    /// A song's `file` line, named `name`, and for a file at `location` its time of change.
+    static func songFile(_ name: String, at location: String) -> String {
+        field("file", name) + (location.hasPrefix("/") ? modified(location) : "")
+    }
+
+    /// The `Last-Modified` line of the file or folder at `path`; nothing when it cannot be read.
+    static func modified(_ path: String) -> String {
+        guard let date = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date else {
+            return ""
+        }
+        return "Last-Modified: \(date.formatted(.iso8601))\n"
+    }
+
     /// A `KEY: VALUE` line; a line break inside the value (a tag may hold one) would end the line early, so it is
     /// sent as a space.
-    private static func field(_ key: String, _ value: String) -> String {
+    static func field(_ key: String, _ value: String) -> String {
         "\(key): \(value.replacing("\n", with: " ").replacing("\r", with: " "))\n"
     }
 

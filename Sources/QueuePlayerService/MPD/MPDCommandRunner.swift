@@ -15,7 +15,10 @@ package struct MPDCommandRunner: Sendable {
 
     let controller: PlayerController
     let musicFolder: MPDMusicFolder
+    let playlists: MPDStoredPlaylists
     let versions: MPDQueueVersions
+    /// Where changes that are not the player's (stored playlists) are told to idling clients.
+    let feed: MPDChangeFeed
     /// The client is on a Unix socket: the same user, who may name files outside the music folder.
     let isLocalClient: Bool
     /// The tags this connection asked for.
@@ -23,11 +26,14 @@ package struct MPDCommandRunner: Sendable {
 
     /// A runner for one connection.
     package init(
-        controller: PlayerController, musicFolder: MPDMusicFolder, versions: MPDQueueVersions, isLocalClient: Bool
+        controller: PlayerController, musicFolder: MPDMusicFolder, playlists: MPDStoredPlaylists,
+        versions: MPDQueueVersions, feed: MPDChangeFeed, isLocalClient: Bool
     ) {
         self.controller = controller
         self.musicFolder = musicFolder
+        self.playlists = playlists
         self.versions = versions
+        self.feed = feed
         self.isLocalClient = isLocalClient
     }
 
@@ -146,6 +152,33 @@ package struct MPDCommandRunner: Sendable {
         },
         "addid": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: true)
+        },
+        "lsinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.listInfo(arguments.first)
+        },
+        "listplaylists": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.listPlaylists() },
+        "listplaylist": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.listPlaylist(arguments[0], withInfo: false)
+        },
+        "listplaylistinfo": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.listPlaylist(arguments[0], withInfo: true)
+        },
+        "load": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.load(arguments[0], range: arguments.dropFirst().first)
+        },
+        "save": Command(arguments: 1...1) { runner, arguments throws(MPDError) in try runner.save(arguments[0]) },
+        "rm": Command(arguments: 1...1) { runner, arguments throws(MPDError) in try runner.remove(arguments[0]) },
+        "rename": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.rename(arguments[0], to: arguments[1])
+        },
+        "playlistadd": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.playlistAdd(arguments[0], arguments[1])
+        },
+        "playlistdelete": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.playlistDelete(arguments[0], position: arguments[1])
+        },
+        "playlistclear": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.playlistClear(arguments[0])
         },
         "clear": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.clear) },
         "delete": Command(arguments: 1...1) { runner, arguments throws(MPDError) in

@@ -51,6 +51,11 @@ package struct MPDMusicFolder: Sendable {
         return absolute
     }
 
+    /// Where a song a stored playlist names is: a URL or an absolute path as it is, else in the music folder.
+    package func location(of song: String) -> String {
+        song.contains("://") || song.hasPrefix("/") ? song : path + "/" + song
+    }
+
     /// How a queued item is named to clients: relative to the music folder when inside it, else as queued.
     package func name(of location: String) -> String {
         location.hasPrefix(path + "/") ? String(location.dropFirst(path.count + 1)) : location

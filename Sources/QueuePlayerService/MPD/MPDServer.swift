@@ -25,6 +25,7 @@ package final class MPDServer: Service {
     private let addresses: [MPDListenAddress]
     private let controller: PlayerController
     private let musicFolder: MPDMusicFolder
+    private let playlists: MPDStoredPlaylists
     private let logger: Logger
     private let feed = MPDChangeFeed()
     private let versions = MPDQueueVersions()
@@ -37,13 +38,16 @@ package final class MPDServer: Service {
         var following: Task<Void, Never>
     }
 
-    /// A server for `addresses`, naming songs relative to `musicFolder`. Nothing is bound before ``run()``.
+    /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored. Nothing is bound
+    /// before ``bind()``.
     package init(
-        addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder, logger: Logger
+        addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder,
+        playlists: MPDStoredPlaylists, logger: Logger
     ) {
         self.addresses = addresses
         self.controller = controller
         self.musicFolder = musicFolder
+        self.playlists = playlists
         self.logger = logger
     }
 
@@ -120,7 +124,8 @@ package final class MPDServer: Service {
                 guard uid == getuid() else { throw ControlError("peer uid \(uid) is not this user") }
             } : channel.eventLoop.makeSucceededVoidFuture()
         let runner = MPDCommandRunner(
-            controller: controller, musicFolder: musicFolder, versions: versions, isLocalClient: isLocal)
+            controller: controller, musicFolder: musicFolder, playlists: playlists, versions: versions, feed: feed,
+            isLocalClient: isLocal)
         return peer.flatMapThrowing { [feed] in
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),

@@ -1,0 +1,78 @@
+import FoundationEssentials
+import QueuePlayerControl
+
+/// The stored playlists' commands: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `save`, `rm`,
+/// `rename`, `playlistadd`, `playlistdelete`, `playlistclear`. A change is told to idling clients as
+/// `stored_playlist`.
+extension MPDCommandRunner {
+    func listPlaylists() -> String {
+        playlists.all().map { name in Self.field("playlist", name) + Self.modified(playlists.path(of: name)) }.joined()
+    }
+
+    func listPlaylist(_ name: String, withInfo: Bool) throws(MPDError) -> String {
+        try playlists.songs(name).map { song in
+            withInfo ? Self.songFile(song, at: musicFolder.location(of: song)) : Self.field("file", song)
+        }.joined()
+    }
+
+    /// MPD's `load NAME [START:END]`: the playlist's songs (those of its range) at the end of the queue; songs whose
+    /// files are gone are left out.
+    func load(_ name: String, range: String?) throws(MPDError) -> String {
+        var songs = try playlists.songs(name)
+        if let range { songs = Array(songs[try MPDArguments.range(range, count: songs.count)]) }
+        let items = songs.map(musicFolder.location(of:)).filter {
+            $0.contains("://") || FileManager.default.fileExists(atPath: $0)
+        }
+        guard !items.isEmpty else { return "" }
+        let reply = controller.execute(.add(items), id: nil)
+        guard reply.ok == true else { throw MPDError(.playlistLoad, reply.error ?? "cannot load \(name)") }
+        return ""
+    }
+
+    /// MPD's `save NAME`: the queue as a new playlist.
+    func save(_ name: String) throws(MPDError) -> String {
+        let songs = controller.mpdState().queue.map { musicFolder.name(of: $0.location) }
+        try playlists.write(name, songs: songs, creating: true)
+        return storedPlaylistsChanged()
+    }
+
+    func remove(_ name: String) throws(MPDError) -> String {
+        try playlists.remove(name)
+        return storedPlaylistsChanged()
+    }
+
+    func rename(_ name: String, to newName: String) throws(MPDError) -> String {
+        try playlists.rename(name, to: newName)
+        return storedPlaylistsChanged()
+    }
+
+    /// MPD's `playlistadd NAME URI`: a song, or a folder's MP3 files, at the end of the playlist (made if new).
+    func playlistAdd(_ name: String, _ uri: String) throws(MPDError) -> String {
+        let item = try musicFolder.item(uri, isLocalClient: isLocalClient)
+        var isFolder = false
+        let files =
+            FileManager.default.fileExists(atPath: item, isDirectory: &isFolder) && isFolder
+            ? ItemPaths.expand([item]).files.map(\.path) : [item]
+        let existing = (try? playlists.songs(name)) ?? []
+        try playlists.write(name, songs: existing + files.map(musicFolder.name(of:)))
+        return storedPlaylistsChanged()
+    }
+
+    func playlistDelete(_ name: String, position: String) throws(MPDError) -> String {
+        var songs = try playlists.songs(name)
+        songs.removeSubrange(try MPDArguments.range(position, count: songs.count))
+        try playlists.write(name, songs: songs)
+        return storedPlaylistsChanged()
+    }
+
+    func playlistClear(_ name: String) throws(MPDError) -> String {
+        _ = try playlists.songs(name)
+        try playlists.write(name, songs: [])
+        return storedPlaylistsChanged()
+    }
+
+    private func storedPlaylistsChanged() -> String {
+        feed.tell([.storedPlaylist])
+        return ""
+    }
+}
