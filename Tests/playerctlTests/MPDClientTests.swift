@@ -120,4 +120,60 @@ struct MPDClientTests {
         #expect(out["error"] as? String == "[2@0] {play} Bad song index")
         await daemon.quit()
     }
+
+    @Test("Home Assistant's calls, made as its mpd integration makes them through python-mpd2's asyncio client")
+    func homeAssistant() async throws {
+        let daemon = try await Daemon("mpd-home-assistant")
+        // The calls of homeassistant/components/mpd/media_player.py: the update (commands once, then status,
+        // currentsong and listplaylists), play_media of a file and of a playlist (its "source"), volume, pause,
+        // seek, stop, and repeat, which the daemon does not have yet.
+        let script = """
+            import asyncio, json, sys
+            from mpd.asyncio import MPDClient
+            async def main():
+                client = MPDClient()
+                client.timeout, client.idletimeout = 30, None
+                await client.connect("127.0.0.1", int(sys.argv[1]))
+                out = {"albumart": "albumart" in list(await client.commands())}
+                status, song = await client.status(), await client.currentsong()
+                out["idle"] = [status["state"], status.get("volume"), song.get("file", "")]
+                out["sources"] = [p["playlist"] for p in await client.listplaylists()]
+                await client.clear()
+                await client.add(sys.argv[2])
+                await client.play()
+                status, song = await client.status(), await client.currentsong()
+                out["playing"] = [status["state"], song.get("file"), status["time"].split(":")[1]]
+                await client.setvol(25)
+                await client.pause(1)
+                await client.seekcur(2)
+                status = await client.status()
+                out["paused"] = [status["state"], status["volume"], status["elapsed"]]
+                await client.save("evening")
+                await client.clear()
+                await client.load("evening")
+                await client.play()
+                status = await client.status()
+                out["source"] = [status["state"], status["playlistlength"]]
+                await client.stop()
+                out["stopped"] = (await client.status())["state"]
+                try:
+                    await client.repeat(1)
+                except Exception as error:
+                    out["repeat"] = str(error)
+                print(json.dumps(out))
+            asyncio.run(main())
+            """
+        let result = await Subprocess.run("/usr/bin/python3", ["-c", script, "\(daemon.port)", "long-8k-60s.mp3"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+        #expect(out["albumart"] as? Bool == false, "not listed, so Home Assistant does not ask for pictures")
+        #expect(out["idle"] as? [String] == ["stop", "100", ""], "an empty queue is stopped, as mpd's: \(out)")
+        #expect(out["sources"] as? [String] == [])
+        #expect(out["playing"] as? [String] == ["play", "long-8k-60s.mp3", "60"], "\(out)")
+        #expect(out["paused"] as? [String] == ["pause", "25", "2.000"], "\(out)")
+        #expect(out["source"] as? [String] == ["play", "1"], "\(out)")
+        #expect(out["stopped"] as? String == "stop")
+        #expect(out["repeat"] as? String == #"[5@0] {} unknown command "repeat""#)
+        await daemon.quit()
+    }
 }
