@@ -109,10 +109,36 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Serve MPD's protocol at ADDRESS (HOST:PORT on loopback, or a Unix socket's path), for MPD clients.",
-            discussion: "May be given more than once. An address that is taken is logged and left out.",
+            "Serve MPD's protocol at ADDRESS (HOST:PORT, or a Unix socket's path), for MPD clients.",
+            discussion: """
+                May be given more than once. An address that is taken is logged and left out. One beyond loopback \
+                lets others on the network in: give it with --mpd-password.
+                """,
             valueName: "address"))
     var mpd: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "An MPD password and what it allows: PASSWORD@PERMISSIONS (read, add, player, control, admin).",
+            discussion: """
+                May be given more than once. With one, a client that gives no password may do only what \
+                --mpd-default-permissions allows (nothing, by default), as in MPD.
+                """,
+            valueName: "password@permissions"))
+    var mpdPassword: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Read MPD passwords from FILE: PASSWORD@PERMISSIONS a line, '#' lines ignored.",
+            discussion: "Unlike --mpd-password, not visible to other users in the process list.",
+            valueName: "file"))
+    var mpdPasswordFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "What an MPD client that gave no password may do (comma-separated permissions).",
+            discussion: "Default: everything without --mpd-password, nothing with it.", valueName: "permissions"))
+    var mpdDefaultPermissions: String?
 
     @Option(
         help: ArgumentHelp(
@@ -163,21 +189,34 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         if sink == .snapcast { _ = try Self.snapcastAddress(server ?? "127.0.0.1:4953") }
         _ = try mpdAddresses()
+        _ = try mpdAccess()
     }
 
-    /// The `--mpd` addresses, read. Loopback and Unix sockets only: without a password, an address others can reach
-    /// would give anyone on the network control of the player and of which files it reads.
+    /// The `--mpd` addresses, read.
     func mpdAddresses() throws -> [MPDListenAddress] {
         try mpd.map { text in
             guard let address = MPDListenAddress(text) else {
                 throw ValidationError("--mpd \(text): give HOST:PORT (127.0.0.1:6600) or a Unix socket's path")
             }
-            guard address.isLoopback else {
-                throw ValidationError(
-                    "--mpd \(text): only loopback addresses (127.0.0.1, ::1, localhost) and Unix sockets are served, "
-                        + "since MPD's password is not implemented yet")
-            }
             return address
+        }
+    }
+
+    /// The `--mpd-password`, `--mpd-password-file` and `--mpd-default-permissions` values, read.
+    func mpdAccess() throws -> MPDAccess {
+        var passwords = mpdPassword
+        if let mpdPasswordFile {
+            guard let text = try? String(contentsOfFile: mpdPasswordFile, encoding: .utf8) else {
+                throw ValidationError("--mpd-password-file \(mpdPasswordFile): cannot be read")
+            }
+            passwords += text.split(whereSeparator: \.isNewline).map(String.init).filter {
+                !$0.isEmpty && !$0.hasPrefix("#")
+            }
+        }
+        do throws(MPDError) {
+            return try MPDAccess(passwords: passwords, defaultPermissions: mpdDefaultPermissions)
+        } catch {
+            throw ValidationError("--mpd-password, --mpd-password-file or --mpd-default-permissions: \(error.message)")
         }
     }
 
@@ -277,7 +316,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 ?? lifecycle.stateURL.deletingLastPathComponent().appendingPathComponent("playlists").path)
         return MPDServer(
             addresses: try mpdAddresses(), controller: controller, musicFolder: folder, playlists: playlists,
-            logger: logger)
+            access: try mpdAccess(), logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

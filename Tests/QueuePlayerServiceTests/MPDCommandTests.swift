@@ -98,4 +98,26 @@ struct MPDCommandTests {
         #expect(await changes.next() == [.mixer])
         #expect(run("getvol") == "volume: 40\nOK\n")
     }
+
+    @Test("a password gives what it allows; without one, a client has the default permissions, as in MPD")
+    func passwords() throws {
+        let access = try MPDAccess(passwords: ["secret@read,add", "boss@control"], defaultPermissions: nil)
+        #expect(access.defaultPermissions == [], "with a password, nothing is allowed without one")
+        let guest = MPDCommandRunner(
+            controller: service.controller, musicFolder: folder, playlists: MPDStoredPlaylists(folder: playlistFolder),
+            versions: MPDQueueVersions(), feed: MPDChangeFeed(), access: access, isLocalClient: false)
+        let run = { (lines: [String]) in guest.run(lines: lines, listOK: false).text }
+        #expect(run(["status"]) == "ACK [4@0] {status} you don't have permission for \"status\"\n")
+        #expect(
+            run(["commands"]) == "command: close\ncommand: commands\ncommand: notcommands\ncommand: password\n"
+                + "command: ping\ncommand: tagtypes\nOK\n")
+        #expect(run(["password wrong"]) == "ACK [3@0] {password} incorrect password\n")
+        #expect(run(["password secret", "add stereo-44k-5s.mp3"]) == "OK\n")
+        #expect(run(["play"]) == "ACK [4@0] {play} you don't have permission for \"play\"\n")
+        #expect(run(["notcommands"]).contains("command: play\n"))
+        #expect(run(["password boss", "play"]) == "OK\n", "control implies player, as in MPD")
+        #expect(throws: MPDError.self) { try MPDAccess(passwords: ["nopermissions"], defaultPermissions: nil) }
+        #expect(throws: MPDError.self) { try MPDAccess(passwords: [], defaultPermissions: "read,fly") }
+        #expect(try MPDAccess(passwords: [], defaultPermissions: nil).defaultPermissions == .all)
+    }
 }

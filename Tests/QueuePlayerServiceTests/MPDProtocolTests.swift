@@ -52,6 +52,10 @@ struct MPDProtocolTests {
         #expect(session.receive("noidle") == .write("OK\n"))
         #expect(session.receive("idle") == .wait)
         #expect(session.receive("status") == .close, "only noidle may come during idle")
+        var guest = MPDSession()
+        #expect(
+            guest.receive("idle", mayIdle: false) == .write("ACK [4@0] {idle} you don't have permission for \"idle\"\n")
+        )
         var web = MPDSession()
         #expect(web.receive("GET / HTTP/1.1") == .close, "MPD closes a line that starts with no command")
     }

@@ -15,20 +15,21 @@ struct MPDClientTests {
         let port: Int
         let mpdSocket: String
 
-        init(_ name: String) async throws {
+        init(_ name: String, options: [String] = []) async throws {
             socket = privateSocket(name)
             port = try LoopbackPort.free()
             mpdSocket = socket + ".mpd"
-            process = try RunningDaemon([
-                "--sink", "null", "--pause", "--socket", socket, "--state-file",
-                Subprocess.temporaryFile("sqlite").path,
-                "--mpd", "127.0.0.1:\(port)", "--mpd", mpdSocket,
-                "--music-directory", Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path,
-                "--playlist-directory", Subprocess.temporaryFile("playlists").path + ".d",
-            ])
+            process = try RunningDaemon(
+                [
+                    "--sink", "null", "--pause", "--socket", socket, "--state-file",
+                    Subprocess.temporaryFile("sqlite").path,
+                    "--mpd", "127.0.0.1:\(port)", "--mpd", mpdSocket,
+                    "--music-directory", Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path,
+                    "--playlist-directory", Subprocess.temporaryFile("playlists").path + ".d",
+                ] + options)
             // The MPD addresses are bound before the control socket answers: its first state says they are.
             let served = try await DaemonStates(socket: socket).first { _ in true }
-            #expect(served != nil, "the daemon did not answer on its control socket")
+            #expect(served != nil, "the daemon did not answer on its control socket: \(process.log)")
         }
 
         func mpc(_ arguments: String...) async -> Subprocess.Result {
@@ -174,6 +175,48 @@ struct MPDClientTests {
         #expect(out["source"] as? [String] == ["play", "1"], "\(out)")
         #expect(out["stopped"] as? String == "stop")
         #expect(out["repeat"] as? String == #"[5@0] {} unknown command "repeat""#)
+        await daemon.quit()
+    }
+
+    @Test("with a password, a client that gives none may only read; the password lets it play")
+    func password() async throws {
+        let passwords = Subprocess.temporaryFile("passwords")
+        try "# the household's\ns3cret@read,add,control\n".write(to: passwords, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: passwords) }
+        let daemon = try await Daemon(
+            "mpd-password",
+            options: [
+                "--mpd-password-file", passwords.path, "--mpd-password", "guest@read", "--mpd-default-permissions",
+                "read",
+            ])
+        let script = """
+            import json, sys
+            from mpd import MPDClient, CommandError
+            client = MPDClient()
+            client.connect("127.0.0.1", int(sys.argv[1]))
+            out = {"state": client.status()["state"]}
+            try:
+                client.add("stereo-44k-5s.mp3")
+            except CommandError as error:
+                out["refused"] = str(error)
+            try:
+                client.password("wrong")
+            except CommandError as error:
+                out["wrong"] = str(error)
+            client.password("s3cret")
+            client.add("stereo-44k-5s.mp3")
+            client.play()
+            out["after"] = client.status()["state"]
+            print(json.dumps(out))
+            """
+        let result = await Subprocess.run("/usr/bin/python3", ["-c", script, "\(daemon.port)"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String] ?? [:]
+        #expect(
+            out == [
+                "state": "stop", "refused": #"[4@0] {add} you don't have permission for "add""#,
+                "wrong": "[3@0] {password} incorrect password", "after": "play",
+            ], "\(out)")
         await daemon.quit()
     }
 }

@@ -19,6 +19,10 @@ package struct MPDCommandRunner: Sendable {
     let versions: MPDQueueVersions
     /// Where changes that are not the player's (stored playlists) are told to idling clients.
     let feed: MPDChangeFeed
+    /// The passwords and what they allow.
+    let access: MPDAccess
+    /// What this connection may do now.
+    let permissions: MPDClientPermissions
     /// The client is on a Unix socket: the same user, who may name files outside the music folder.
     let isLocalClient: Bool
     /// The tags this connection asked for.
@@ -27,8 +31,10 @@ package struct MPDCommandRunner: Sendable {
     /// A runner for one connection.
     package init(
         controller: PlayerController, musicFolder: MPDMusicFolder, playlists: MPDStoredPlaylists,
-        versions: MPDQueueVersions, feed: MPDChangeFeed, isLocalClient: Bool
+        versions: MPDQueueVersions, feed: MPDChangeFeed, access: MPDAccess = .open, isLocalClient: Bool
     ) {
+        self.access = access
+        permissions = MPDClientPermissions(access.defaultPermissions)
         self.controller = controller
         self.musicFolder = musicFolder
         self.playlists = playlists
@@ -48,6 +54,9 @@ package struct MPDCommandRunner: Sendable {
                     throw MPDError(.unknown, "unknown command \"\(request.name)\"")
                 }
                 do throws(MPDError) {
+                    guard permissions.current.isSuperset(of: command.permission) else {
+                        throw MPDError(.permission, "you don't have permission for \"\(request.name)\"")
+                    }
                     guard command.arguments.contains(request.arguments.count) else {
                         throw MPDError(.argument, Self.arityMessage(command.arguments, request))
                     }
@@ -76,22 +85,32 @@ package struct MPDCommandRunner: Sendable {
 
     /// One command: how many arguments it takes, and what it does (nil: close the connection, answering nothing).
     struct Command: Sendable {
+        /// What the client must be allowed to run it (nothing: anyone).
+        var permission: MPDPermissions = .read
         var arguments: ClosedRange<Int>
         var run: @Sendable (MPDCommandRunner, [String]) throws(MPDError) -> String?
     }
 
     /// Every command carried out, by name: what `commands` lists. Any other name is answered as unknown.
     static let commands: [String: Command] = [
-        "ping": Command(arguments: 0...0) { _, _ throws(MPDError) in "" },
-        "close": Command(arguments: 0...0) { _, _ throws(MPDError) in nil },
-        "commands": Command(arguments: 0...0) { _, _ throws(MPDError) in
-            // MPD lists `idle` but neither `noidle` nor the command list's lines.
-            (Array(commands.keys) + ["idle"]).sorted().map { "command: \($0)\n" }.joined()
+        "ping": Command(permission: [], arguments: 0...0) { _, _ throws(MPDError) in "" },
+        "close": Command(permission: [], arguments: 0...0) { _, _ throws(MPDError) in nil },
+        "commands": Command(permission: [], arguments: 0...0) { runner, _ throws(MPDError) in
+            runner.commandNames(permitted: true)
         },
-        "tagtypes": Command(arguments: 0...Int.max) { runner, arguments throws(MPDError) in
+        "tagtypes": Command(permission: [], arguments: 0...Int.max) { runner, arguments throws(MPDError) in
             try runner.tags.command(arguments)
         },
-        "notcommands": Command(arguments: 0...0) { _, _ throws(MPDError) in "" },
+        "notcommands": Command(permission: [], arguments: 0...0) { runner, _ throws(MPDError) in
+            runner.commandNames(permitted: false)
+        },
+        "password": Command(permission: [], arguments: 1...1) { runner, arguments throws(MPDError) in
+            guard let granted = runner.access.passwords[arguments[0]] else {
+                throw MPDError(.password, "incorrect password")
+            }
+            runner.permissions.grant(granted)
+            return ""
+        },
         "status": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.status() },
         "currentsong": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.currentSong() },
         "playlistinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
@@ -111,46 +130,54 @@ package struct MPDCommandRunner: Sendable {
             "plugin: mpg123\nsuffix: mp3\nmime_type: audio/mpeg\n"
         },
         "urlhandlers": Command(arguments: 0...0) { _, _ throws(MPDError) in "handler: http://\nhandler: https://\n" },
-        "play": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+        "play": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.play(position: arguments.first)
         },
-        "playid": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+        "playid": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.play(id: arguments.first)
         },
-        "pause": Command(arguments: 0...1) { runner, arguments throws(MPDError) in try runner.pause(arguments.first) },
-        "stop": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.stop) },
-        "next": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.next) },
-        "previous": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.previous) },
-        "seek": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "pause": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.pause(arguments.first)
+        },
+        "stop": Command(permission: .player, arguments: 0...0) { runner, _ throws(MPDError) in
+            try runner.carryOut(.stop)
+        },
+        "next": Command(permission: .player, arguments: 0...0) { runner, _ throws(MPDError) in
+            try runner.carryOut(.next)
+        },
+        "previous": Command(permission: .player, arguments: 0...0) { runner, _ throws(MPDError) in
+            try runner.carryOut(.previous)
+        },
+        "seek": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.seek(position: arguments[0], to: arguments[1])
         },
-        "seekid": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "seekid": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.seek(id: arguments[0], to: arguments[1])
         },
-        "seekcur": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "seekcur": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.seekCurrent(arguments[0])
         },
-        "setvol": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "setvol": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.carryOut(
                 .volume(Double(try MPDArguments.integer(arguments[0], in: 0...100)) / 100, relative: false))
         },
-        "volume": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "volume": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             let change = try MPDArguments.integer(arguments[0], in: -100...100)
             return try runner.carryOut(.volume(Double(change) / 100, relative: true))
         },
         "getvol": Command(arguments: 0...0) { runner, _ throws(MPDError) in
             "volume: \(volumePercent(runner.controller.mpdState().snapshot))\n"
         },
-        "consume": Command(arguments: 1...1) { _, arguments throws(MPDError) in
+        "consume": Command(permission: .player, arguments: 1...1) { _, arguments throws(MPDError) in
             guard try MPDArguments.boolean(arguments[0]) else {
                 throw MPDError(.argument, "played songs always leave the queue here; consume cannot be turned off")
             }
             return ""
         },
-        "add": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+        "add": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: false)
         },
-        "addid": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+        "addid": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: true)
         },
         "lsinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
@@ -163,37 +190,52 @@ package struct MPDCommandRunner: Sendable {
         "listplaylistinfo": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.listPlaylist(arguments[0], withInfo: true)
         },
-        "load": Command(arguments: 1...2) { runner, arguments throws(MPDError) in
+        "load": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.load(arguments[0], range: arguments.dropFirst().first)
         },
-        "save": Command(arguments: 1...1) { runner, arguments throws(MPDError) in try runner.save(arguments[0]) },
-        "rm": Command(arguments: 1...1) { runner, arguments throws(MPDError) in try runner.remove(arguments[0]) },
-        "rename": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "save": Command(permission: .control, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.save(arguments[0])
+        },
+        "rm": Command(permission: .control, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.remove(arguments[0])
+        },
+        "rename": Command(permission: .control, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.rename(arguments[0], to: arguments[1])
         },
-        "playlistadd": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "playlistadd": Command(permission: .control, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.playlistAdd(arguments[0], arguments[1])
         },
-        "playlistdelete": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "playlistdelete": Command(permission: .control, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.playlistDelete(arguments[0], position: arguments[1])
         },
-        "playlistclear": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "playlistclear": Command(permission: .control, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.playlistClear(arguments[0])
         },
-        "clear": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.carryOut(.clear) },
-        "delete": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "clear": Command(permission: .player, arguments: 0...0) { runner, _ throws(MPDError) in
+            try runner.carryOut(.clear)
+        },
+        "delete": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.delete(positions: arguments[0])
         },
-        "deleteid": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+        "deleteid": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.delete(id: arguments[0])
         },
-        "move": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "move": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.move(position: arguments[0], to: arguments[1])
         },
-        "moveid": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+        "moveid": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.move(id: arguments[0], to: arguments[1])
         },
     ]
+
+    /// `commands` (those the client may run) or `notcommands` (those it may not), as MPD lists them: `idle` among
+    /// them (it needs `read`), but neither `noidle` nor the command list's lines.
+    func commandNames(permitted: Bool) -> String {
+        let granted = permissions.current
+        let permissions = Self.commands.mapValues(\.permission).merging(["idle": .read]) { first, _ in first }
+        return permissions.filter { granted.isSuperset(of: $0.value) == permitted }.keys.sorted()
+            .map { "command: \($0)\n" }.joined()
+    }
 
     /// The volume as MPD gives it: a whole percentage.
     static func volumePercent(_ snapshot: PlayerSnapshot) -> Int { Int((snapshot.volume * 100).rounded()) }

@@ -73,7 +73,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         while !isRunning, !isClosing, !waiting.isEmpty {
             let line = waiting.removeFirst()
             waitingBytes -= line.utf8.count
-            switch session.receive(line) {
+            switch session.receive(line, mayIdle: runner.permissions.current.contains(.read)) {
             case .wait: continue
             case .close: close(context: context)
             case .write(let text): write(text, context: context)

@@ -26,6 +26,7 @@ package final class MPDServer: Service {
     private let controller: PlayerController
     private let musicFolder: MPDMusicFolder
     private let playlists: MPDStoredPlaylists
+    private let access: MPDAccess
     private let logger: Logger
     private let feed = MPDChangeFeed()
     private let versions = MPDQueueVersions()
@@ -38,12 +39,13 @@ package final class MPDServer: Service {
         var following: Task<Void, Never>
     }
 
-    /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored. Nothing is bound
-    /// before ``bind()``.
+    /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored, its clients
+    /// allowed what `access` says. Nothing is bound before ``bind()``.
     package init(
         addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder,
-        playlists: MPDStoredPlaylists, logger: Logger
+        playlists: MPDStoredPlaylists, access: MPDAccess, logger: Logger
     ) {
+        self.access = access
         self.addresses = addresses
         self.controller = controller
         self.musicFolder = musicFolder
@@ -61,6 +63,13 @@ package final class MPDServer: Service {
             do {
                 channels.append((try await bind(address), address))
                 logger.info("MPD protocol on \(address)")
+                if !address.isLoopback, access.passwords.isEmpty {
+                    logger.warning(
+                        """
+                        MPD protocol on \(address) without a password: anyone who reaches it controls the player; \
+                        give --mpd-password PASSWORD@read,add,control and --mpd-default-permissions read
+                        """)
+                }
             } catch {
                 logger.error(
                     "cannot serve the MPD protocol on \(address): \(error); carrying on without it (is mpd running?)")
@@ -125,7 +134,7 @@ package final class MPDServer: Service {
             } : channel.eventLoop.makeSucceededVoidFuture()
         let runner = MPDCommandRunner(
             controller: controller, musicFolder: musicFolder, playlists: playlists, versions: versions, feed: feed,
-            isLocalClient: isLocal)
+            access: access, isLocalClient: isLocal)
         return peer.flatMapThrowing { [feed] in
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),

@@ -38,8 +38,9 @@ package struct MPDSession: Sendable {
         if case .idling = mode { true } else { false }
     }
 
-    /// What to do with `line` (one line, its newline taken off).
-    package mutating func receive(_ line: String) -> Step {
+    /// What to do with `line` (one line, its newline taken off). `mayIdle`: the client has the `read` permission
+    /// that `idle` needs.
+    package mutating func receive(_ line: String, mayIdle: Bool = true) -> Step {
         guard let first = line.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {
             // MPD: every command starts with a lower-case letter; anything else is not a client of ours.
             return .close
@@ -71,6 +72,10 @@ package struct MPDSession: Sendable {
             default:
                 guard let request = try? MPDRequest.parse(line[...]), request.name == "idle" else {
                     return .execute(lines: [line], isList: false, listOK: false)
+                }
+                guard mayIdle else {
+                    return .write(
+                        MPDError(.permission, "you don't have permission for \"idle\"", command: "idle").line(index: 0))
                 }
                 return idle(request.arguments)
             }
