@@ -140,6 +140,9 @@ struct DaemonCommand: AsyncParsableCommand {
             discussion: "Default: everything without --mpd-password, nothing with it.", valueName: "permissions"))
     var mpdDefaultPermissions: String?
 
+    @Option(help: ArgumentHelp("The most MPD clients served at once; more are refused.", valueName: "n"))
+    var mpdMaxConnections = MPDServer.defaultMaximumConnections
+
     @Option(
         help: ArgumentHelp(
             "The folder MPD clients' song names are relative to.",
@@ -190,6 +193,9 @@ struct DaemonCommand: AsyncParsableCommand {
         if sink == .snapcast { _ = try Self.snapcastAddress(server ?? "127.0.0.1:4953") }
         _ = try mpdAddresses()
         _ = try mpdAccess()
+        guard (1...100_000).contains(mpdMaxConnections) else {
+            throw ValidationError("--mpd-max-connections \(mpdMaxConnections): give 1 to 100000")
+        }
     }
 
     /// The `--mpd` addresses, read.
@@ -316,7 +322,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 ?? lifecycle.stateURL.deletingLastPathComponent().appendingPathComponent("playlists").path)
         return MPDServer(
             addresses: try mpdAddresses(), controller: controller, musicFolder: folder, playlists: playlists,
-            access: try mpdAccess(), logger: logger)
+            access: try mpdAccess(), maximumConnections: mpdMaxConnections, logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

@@ -13,16 +13,7 @@ struct IcecastTests {
         let tune = Fixtures.mp3("sweep-44k-4s")
         let source = try await IcecastSource(server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
         let engine = queued([icecast.url("/radio.mp3")], on: NullSink(pacing: .unpaced))
-        // Every half second of the item heard, in order: a periodic observer reports each multiple, even those a
-        // fast sink renders at once, so no time heard can be missed.
-        let (heard, tell) = AsyncStream.makeStream(of: Double.self)
-        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: .global()) {
-            tell.yield($0.seconds)
-        }
-        // An item that ends or fails ends the times too, and the test with them.
-        engine.listen { event in
-            if event == .queueFinished { tell.finish() }
-        }
+        let (heard, tell) = halfSecondsHeard(engine)
         var times = heard.makeAsyncIterator()
         engine.play()
         var last = 0.0
@@ -51,13 +42,7 @@ struct IcecastTests {
             server: icecast, mount: "/radio.mp3", file: Fixtures.mp3("sweep-44k-4s"), name: "QP Radio")
         #expect(icecast.processIdentifier != crashed, "icecast2 was started again")
         let engine = queued([icecast.url("/radio.mp3")], on: NullSink(pacing: .unpaced))
-        let (heard, tell) = AsyncStream.makeStream(of: Double.self)
-        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: .global()) {
-            tell.yield($0.seconds)
-        }
-        engine.listen { event in
-            if event == .queueFinished { tell.finish() }
-        }
+        let (heard, tell) = halfSecondsHeard(engine)
         engine.play()
         var last = 0.0
         for await time in heard where time >= 1 {
@@ -68,5 +53,21 @@ struct IcecastTests {
         engine.shutdown()
         tell.finish()
         try await source.stop()
+    }
+
+    /// Every half second of `engine`'s item heard, in order: a periodic observer reports each multiple, even those a
+    /// fast sink renders at once, so no time heard can be missed. An item that ends or fails ends the times too, and
+    /// the test with them.
+    private func halfSecondsHeard(
+        _ engine: PlaybackEngine
+    ) -> (AsyncStream<Double>, AsyncStream<Double>.Continuation) {
+        let (heard, tell) = AsyncStream.makeStream(of: Double.self)
+        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 1, timescale: 2), queue: .global()) {
+            tell.yield($0.seconds)
+        }
+        engine.listen { event in
+            if event == .queueFinished { tell.finish() }
+        }
+        return (heard, tell)
     }
 }

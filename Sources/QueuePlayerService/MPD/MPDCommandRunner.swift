@@ -77,6 +77,21 @@ package struct MPDCommandRunner: Sendable {
         return Outcome(text: text + "OK\n", closes: false)
     }
 
+    /// True when every one of `lines` is quick to carry out: no file read or written (beyond one file's time of
+    /// change), so that the connection's event loop may carry them out in its own turn. The others (adding songs,
+    /// which checks each file; the stored playlists; listings that name many files) run off the loop.
+    package static func isQuick(_ lines: [String]) -> Bool {
+        lines.allSatisfy { line in
+            let name = line.prefix { $0 != " " && $0 != "\t" }
+            return !slowCommands.contains(String(name))
+        }
+    }
+
+    private static let slowCommands: Set<String> = [
+        "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
+        "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges",
+    ]
+
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
         if arguments.lowerBound == arguments.upperBound { return "wrong number of arguments for \"\(request.name)\"" }
         return request.arguments.count < arguments.lowerBound

@@ -2,8 +2,8 @@ import NIOCore
 import QueuePlayerControl
 
 /// Serves one MPD client: greets it, frames its lines with an ``MPDSession``, carries out each batch with an
-/// ``MPDCommandRunner`` (off the event loop, one batch at a time, so answers keep the lines' order), and answers a
-/// waiting `idle` when a change it waits for comes.
+/// ``MPDCommandRunner`` (on the event loop when quick, else off it, one batch at a time, so answers keep the lines'
+/// order), and answers a waiting `idle` when a change it waits for comes.
 ///
 /// Bounded as MPD bounds a client: a line longer than MPD's input buffer (8 KiB), lines piling up beyond
 /// ``MPDSession/maximumListBytes`` while a batch runs, or more answers unread than ``MPDServer/maximumOutputBytes``
@@ -83,6 +83,13 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     }
 
     private func run(_ lines: [String], listOK: Bool, context: ChannelHandlerContext) {
+        // The controller's calls take locks and never wait: quick commands are answered in this turn of the loop.
+        if MPDCommandRunner.isQuick(lines) {
+            let outcome = runner.run(lines: lines, listOK: listOK)
+            write(outcome.text, context: context)
+            if outcome.closes { close(context: context) }
+            return
+        }
         isRunning = true
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let runner = runner

@@ -15,8 +15,8 @@ import Synchronization
 /// without it. A Unix socket is the user's alone (mode 0600, other users' connections refused), and its clients may
 /// name files outside the music folder, as MPD allows a local client.
 package final class MPDServer: Service {
-    /// The most connections served at once (MPD's `max_connections` default); more are closed at once.
-    package static let maximumConnections = 100
+    /// The most connections served at once by default (MPD's `max_connections` default).
+    package static let defaultMaximumConnections = 100
     /// The line length MPD's input buffer holds.
     package static let maximumLineLength = 8 * 1024 - 1
     /// The answers a client may leave unread before it is dropped (MPD's `max_output_buffer_size` default).
@@ -27,6 +27,8 @@ package final class MPDServer: Service {
     private let musicFolder: MPDMusicFolder
     private let playlists: MPDStoredPlaylists
     private let access: MPDAccess
+    /// The most connections served at once; more are closed at once.
+    private let maximumConnections: Int
     private let logger: Logger
     private let feed = MPDChangeFeed()
     private let versions = MPDQueueVersions()
@@ -43,9 +45,11 @@ package final class MPDServer: Service {
     /// allowed what `access` says. Nothing is bound before ``bind()``.
     package init(
         addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder,
-        playlists: MPDStoredPlaylists, access: MPDAccess, logger: Logger
+        playlists: MPDStoredPlaylists, access: MPDAccess, maximumConnections: Int = defaultMaximumConnections,
+        logger: Logger
     ) {
         self.access = access
+        self.maximumConnections = maximumConnections
         self.addresses = addresses
         self.controller = controller
         self.musicFolder = musicFolder
@@ -121,9 +125,9 @@ package final class MPDServer: Service {
     }
 
     private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<Void> {
-        guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
+        guard connections.add(1, ordering: .relaxed).newValue <= maximumConnections else {
             connections.subtract(1, ordering: .relaxed)
-            logger.warning("refused an MPD connection: \(Self.maximumConnections) are open already")
+            logger.warning("refused an MPD connection: \(maximumConnections) are open already")
             return channel.close()
         }
         channel.closeFuture.whenComplete { [self] _ in connections.subtract(1, ordering: .relaxed) }
