@@ -86,10 +86,8 @@ struct MPDCommandTests {
         let feed = MPDChangeFeed()
         let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
         _ = feed.add { tell.yield($0) }
-        // Subscribed here, before the commands: the first state is the one before them.
-        let states = service.controller.mpdStates()
-        let following = Task { await feed.follow(states) }
-        defer { following.cancel() }
+        let following = feed.follow(service.controller)
+        defer { service.controller.removeChangeObserver(following) }
         var changes = told.makeAsyncIterator()
         #expect(run("add stereo-44k-5s.mp3") == "OK\n")
         #expect(await changes.next()?.contains(.playlist) == true)

@@ -96,26 +96,28 @@ extension PlayerController {
 
     /// What MPRIS publishes from now on: one at once, then one after every change of the snapshot or the queue,
     /// each a snapshot with the queue read with it. They stop when the stream's consumer goes.
-    package func mprisStates() -> AsyncStream<MPRISState> { states(MPRISState.init) }
+    package func mprisStates() -> AsyncStream<MPRISState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MPRISState.self, bufferingPolicy: .bufferingNewest(16))
+        let id = subscribe { snapshot, queue in continuation.yield(MPRISState(snapshot: snapshot, queue: queue)) }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
 
     /// The snapshot and the queue, read together, as MPD's commands answer from them. Any thread.
     package func mpdState() -> MPDPlayerState {
         telling.withLock { _ in MPDPlayerState(snapshot: snapshot(), queue: player.entries()) }
     }
 
-    /// What MPD's clients are told of from now on (see ``mprisStates()``).
-    package func mpdStates() -> AsyncStream<MPDPlayerState> { states(MPDPlayerState.init) }
-
-    /// One `State` made from the snapshot and the queue at once, then one after every change of either, until the
-    /// stream's consumer goes.
-    private func states<State: Sendable>(
-        _ make: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> State
-    ) -> AsyncStream<State> {
-        let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(16))
-        let id = subscribe { snapshot, queue in continuation.yield(make(snapshot, queue)) }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return stream
+    /// Calls `tell` with the snapshot and the queue now, then after every change of either, in order, on the thread
+    /// that made the change and under the lock that orders the changes: it must return at once and call nothing of
+    /// the controller (MPD's idle hands the change to each connection's event loop). Returns what
+    /// ``removeChangeObserver(_:)`` takes.
+    package func observeChanges(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {
+        subscribe(tell)
     }
+
+    /// Stops calling the observer ``observeChanges(_:)`` returned `id` for.
+    package func removeChangeObserver(_ id: Int) { unsubscribe(id) }
 
     /// Registers `tell` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
     private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {

@@ -1,10 +1,12 @@
 import Synchronization
 
-/// Tells every MPD connection what changed (for `idle`), from one subscription to the controller's states.
+/// Tells every MPD connection what changed (for `idle`), from one observer of the controller's changes.
 ///
 /// Threading: any thread; each connection's `tell` hops to its own event loop.
 package final class MPDChangeFeed: Sendable {
     private let listeners = Mutex<(next: Int, tell: [Int: @Sendable (Set<MPDSubsystem>) -> Void])>((0, [:]))
+    /// The state last seen, which the next is compared with.
+    private let last = Mutex<MPDPlayerState?>(nil)
 
     package init() {}
 
@@ -21,15 +23,17 @@ package final class MPDChangeFeed: Sendable {
         _ = listeners.withLock { $0.tell.removeValue(forKey: id) }
     }
 
-    /// The number of connections registered.
-    package var count: Int { listeners.withLock { $0.tell.count } }
-
-    /// Follows `states` until it ends, telling every listener what changed between each state and the one before.
-    package func follow(_ states: AsyncStream<MPDPlayerState>) async {
-        var last: MPDPlayerState?
-        for await state in states {
-            defer { last = state }
-            guard let previous = last else { continue }
+    /// Tells every listener what each change of `controller`'s state changed, from now until
+    /// ``PlayerController/removeChangeObserver(_:)`` is given the id returned. Each change is told on the thread that
+    /// made it, without a hop: an idling client hears of it as soon as its event loop runs.
+    package func follow(_ controller: PlayerController) -> Int {
+        controller.observeChanges { [self] snapshot, queue in
+            let state = MPDPlayerState(snapshot: snapshot, queue: queue)
+            let previous = last.withLock { last in
+                defer { last = state }
+                return last
+            }
+            guard let previous else { return }
             tell(MPDSubsystem.changes(from: previous, to: state))
         }
     }

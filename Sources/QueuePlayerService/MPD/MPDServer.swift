@@ -38,7 +38,8 @@ package final class MPDServer: Service {
     /// What ``bind()`` set up.
     private struct Bound: Sendable {
         var channels: [(any Channel, MPDListenAddress)]
-        var following: Task<Void, Never>
+        /// The feed's observer of the controller's changes.
+        var following: Int
     }
 
     /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored, its clients
@@ -79,8 +80,7 @@ package final class MPDServer: Service {
                     "cannot serve the MPD protocol on \(address): \(error); carrying on without it (is mpd running?)")
             }
         }
-        let states = controller.mpdStates()
-        let following = Task { [feed] in await feed.follow(states) }
+        let following = feed.follow(controller)
         bound.withLock { $0 = Bound(channels: channels, following: following) }
     }
 
@@ -89,7 +89,7 @@ package final class MPDServer: Service {
         await bind()
         try? await gracefulShutdown()
         guard let bound = bound.withLock({ $0 }) else { return }
-        bound.following.cancel()
+        controller.removeChangeObserver(bound.following)
         for (channel, address) in bound.channels {
             try? await channel.close()
             if case .unix(let path) = address { try? FileManager.default.removeItem(atPath: path) }
