@@ -282,9 +282,15 @@ struct PlayerctlDaemonTests {
     @Test("SIGTERM and SIGINT stop playback cleanly, with exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
         let socket = privateSocket("signal-\(signal)")
+        // Started paused and played once subscribed: a stalled test process must not miss the whole 5 s item.
         let daemon = try RunningDaemon(
-            ["--sink", "null", "--log-level", "debug", "--socket", socket, Fixtures.mp3("stereo-44k-5s").path])
+            [
+                "--sink", "null", "--pause", "--log-level", "debug", "--socket", socket,
+                Fixtures.mp3("stereo-44k-5s").path,
+            ])
         let states = try await DaemonStates(socket: socket)
+        #expect(await states.first { $0.status == "Paused" && $0.current != nil } != nil, "\(states.history)")
+        #expect(await control(socket, "play").status == 0)
         #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         daemon.send(signal)
         let status = await daemon.exitStatus()

@@ -59,8 +59,13 @@ package struct MPDAccess: Sendable {
             } ?? (table.isEmpty ? .all : [])
     }
 
+    private init(table: [String: MPDPermissions], defaultPermissions: MPDPermissions) {
+        passwords = table
+        self.defaultPermissions = defaultPermissions
+    }
+
     /// Everything to everyone: no password.
-    package static let open = try! MPDAccess(passwords: [], defaultPermissions: nil)
+    package static let open = MPDAccess(table: [:], defaultPermissions: .all)
 }
 
 /// One connection's permissions, which `password` changes. Threading: any thread.
