@@ -10,8 +10,7 @@ struct ManifestTests {
     let log = CapturedLog()
 
     func manifest(_ contents: String, suffix: String = "plist") throws -> (Result<AppManifest, ManifestError>, URL) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "manifest-\(UUID().uuidString).\(suffix)")
+        let url = URL(fileURLWithPath: "\(Scratch.uniquePath("manifest")).\(suffix)")
         try Data(contents.utf8).write(to: url)
         return (Result { () throws(ManifestError) in try AppManifest.load(from: url, logger: log.logger) }, url)
     }

@@ -28,7 +28,7 @@ public enum Fixtures {
     /// `XDG_CONFIG_HOME` in new private folders and no session bus, so that daemons running side by side never
     /// share a control socket, a state store, a manifest or a bus name, and nothing touches the user's own.
     public static func isolatedEnvironment() -> [String: String] {
-        let base = "/tmp/queueplayer-test-env-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let base = Scratch.uniquePath("env")
         var environment = ProcessInfo.processInfo.environment
         // Never the user's session bus: MPRIS tests bring a private one (SessionBus).
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil

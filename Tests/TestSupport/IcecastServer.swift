@@ -16,7 +16,7 @@ public final class IcecastServer: Sendable {
     private let folder: String
 
     public init() throws {
-        folder = "/tmp/queueplayer-test-icecast-\(getpid())-\(UUID().uuidString.prefix(8))"
+        folder = Scratch.uniquePath("icecast")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
         port = try LoopbackPort.free()

@@ -12,7 +12,7 @@ public final class MPDReferenceServer: Sendable {
 
     /// Starts mpd on `musicFolder` and waits until it has scanned it (`mpc update --wait`).
     public init(musicFolder: String) async throws {
-        folder = "/tmp/queueplayer-test-mpd-\(getpid())-\(UUID().uuidString.prefix(8))"
+        folder = Scratch.uniquePath("mpd")
         try FileManager.default.createDirectory(atPath: "\(folder)/playlists", withIntermediateDirectories: true)
         port = try LoopbackPort.free()
         let configuration = """

@@ -62,7 +62,7 @@ public final class PulseServer: Sendable {
 
     public init(name: String, kind: Kind = .pulseAudio) async throws {
         self.kind = kind
-        directory = "/tmp/queueplayer-test-\(kind.folderTag)-\(getpid())-\(name)"
+        directory = Scratch.uniquePath("\(kind.folderTag)-\(name)")
         let result = await Subprocess.run(Self.script(kind), ["start", directory] + kind.startOptions)
         guard result.status == 0 else {
             throw StartError(

@@ -6,7 +6,7 @@ public final class SessionBus {
     /// The value for `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
     private let process = Process()
-    private let folder = "/tmp/queueplayer-test-bus-\(getpid())-\(UUID().uuidString.prefix(8))"
+    private let folder = Scratch.uniquePath("bus")
 
     public init() throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

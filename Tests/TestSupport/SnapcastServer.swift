@@ -39,7 +39,7 @@ public final class SnapcastServer: Sendable {
     ) throws {
         self.sampleRate = sampleRate
         self.bufferMilliseconds = bufferMilliseconds
-        folder = "/tmp/queueplayer-test-snapcast-\(getpid())-\(UUID().uuidString.prefix(8))"
+        folder = Scratch.uniquePath("snapcast")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.sourcePort = try sourcePort ?? LoopbackPort.free()
         streamPort = try LoopbackPort.free()

@@ -87,10 +87,9 @@ public enum Subprocess {
         return process
     }
 
-    /// An empty file in the temporary directory, unique to this call.
+    /// An empty file in the test process's scratch folder (``Scratch``), unique to this call.
     public static func temporaryFile(_ suffix: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "queueplayer-\(UUID().uuidString).\(suffix)")
+        let url = URL(fileURLWithPath: "\(Scratch.uniquePath("file")).\(suffix)")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
     }

@@ -65,7 +65,7 @@ struct BackgroundTests {
     func backgroundWithoutAudio() async throws {
         let server = try await PulseServer(name: "bg-pause")
         let recording = try await MonitorRecording(server: server)
-        let missingManifest = "/tmp/queueplayer-no-manifest-\(getpid())/Info.plist"
+        let missingManifest = "\(Scratch.uniquePath("no-manifest"))/Info.plist"
         let socket = privateSocket("bg-pause")
         let daemon = try RunningDaemon(
             [

@@ -3,9 +3,9 @@ import TestSupport
 import TestTiers
 import Testing
 
-/// A control socket path of its own for one test.
+/// A new control socket path, in a folder of its own, each time it is called.
 func privateSocket(_ name: String) -> String {
-    "/tmp/queueplayer-test-\(getpid())-\(name)/control.sock"
+    "\(Scratch.uniquePath(name))/control.sock"
 }
 
 /// Runs `playerctl VERB... --socket SOCKET`.

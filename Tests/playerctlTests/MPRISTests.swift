@@ -173,8 +173,9 @@ struct MPRISTests {
             "/usr/bin/playerctl", ["-l"], environment: bus.environment(ProcessInfo.processInfo.environment))
         #expect(players.standardOutput.split(separator: "\n").count == 2, "\(players.standardOutput)")
 
-        let alone = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-c"), item])
-        let states = try await DaemonStates(socket: privateSocket("mpris-c"))
+        let aloneSocket = privateSocket("mpris-c")
+        let alone = try RunningDaemon(["--sink", "null", "--socket", aloneSocket, item])
+        let states = try await DaemonStates(socket: aloneSocket)
         #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         for daemon in [first, second, alone] {
             daemon.send(SIGTERM)

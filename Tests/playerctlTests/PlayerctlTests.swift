@@ -309,7 +309,7 @@ struct PlayerctlDaemonAudioTests {
     func serverAbsentAtStart(_ kind: PulseServer.Kind) async throws {
         let server = try await PulseServer(name: "late", kind: kind)
         await server.stop()
-        let socket = "/tmp/queueplayer-test-\(getpid())-late-\(kind).sock"
+        let socket = "\(Scratch.uniquePath("late-\(kind)")).sock"
         let daemon = try RunningDaemon(
             ["--server", server.address, "--socket", socket, "--exit-when-empty", Fixtures.mp3("join-1").path])
         let states = try await DaemonStates(socket: socket)
