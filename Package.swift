@@ -162,7 +162,7 @@ let package = Package(
             dependencies: [
                 "QueuePlayer", "QueuePlayerControl", "QueuePlayerService", "TestSupport", "TestTiers",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

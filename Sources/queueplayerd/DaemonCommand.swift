@@ -145,6 +145,12 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Disconnect an MPD client that says nothing for this long, unless it idles (MPD's connection_timeout).",
+            valueName: "seconds"))
+    var mpdConnectionTimeout = Int(MPDServer.defaultConnectionTimeout.components.seconds)
+
+    @Option(
+        help: ArgumentHelp(
             "The folder MPD clients' song names are relative to.",
             discussion: "Default: $XDG_MUSIC_DIR (as ~/.config/user-dirs.dirs sets it), else ~/Music.",
             valueName: "dir"))
@@ -195,6 +201,9 @@ struct DaemonCommand: AsyncParsableCommand {
         _ = try mpdAccess()
         guard (1...100_000).contains(mpdMaxConnections) else {
             throw ValidationError("--mpd-max-connections \(mpdMaxConnections): give 1 to 100000")
+        }
+        guard (1...86_400).contains(mpdConnectionTimeout) else {
+            throw ValidationError("--mpd-connection-timeout \(mpdConnectionTimeout): give 1 to 86400 seconds")
         }
     }
 
@@ -322,7 +331,8 @@ struct DaemonCommand: AsyncParsableCommand {
                 ?? lifecycle.stateURL.deletingLastPathComponent().appendingPathComponent("playlists").path)
         return MPDServer(
             addresses: try mpdAddresses(), controller: controller, musicFolder: folder, playlists: playlists,
-            access: try mpdAccess(), maximumConnections: mpdMaxConnections, logger: logger)
+            access: try mpdAccess(), maximumConnections: mpdMaxConnections,
+            connectionTimeout: .seconds(mpdConnectionTimeout), logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

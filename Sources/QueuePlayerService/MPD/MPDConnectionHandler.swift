@@ -6,8 +6,8 @@ import QueuePlayerControl
 /// order), and answers a waiting `idle` when a change it waits for comes.
 ///
 /// Bounded as MPD bounds a client: a line longer than MPD's input buffer (8 KiB), lines piling up beyond
-/// ``MPDSession/maximumListBytes`` while a batch runs, or more answers unread than ``MPDServer/maximumOutputBytes``
-/// close the connection.
+/// ``MPDSession/maximumListBytes`` while a batch runs, more answers unread than ``MPDServer/maximumOutputBytes``, or
+/// nothing sent for the connection timeout while not idling (MPD's `connection_timeout`) close the connection.
 ///
 /// Threading: NIO's. The handler lives on its channel's event loop; batches and changes come back to it through
 /// `NIOLoopBound`.
@@ -26,10 +26,16 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     private var isRunning = false
     private var isClosing = false
     private var listener: Int?
+    private let timeout: TimeAmount
+    /// Closes the connection once the client has said nothing for ``timeout``; not set while it idles.
+    private var expiry: Scheduled<Void>?
 
-    init(runner: MPDCommandRunner, feed: MPDChangeFeed) {
+    /// A handler carrying out its client's commands with `runner`, telling it changes from `feed`, closing the
+    /// connection after `timeout` without a line from the client (idling excepted).
+    init(runner: MPDCommandRunner, feed: MPDChangeFeed, timeout: TimeAmount) {
         self.runner = runner
         self.feed = feed
+        self.timeout = timeout
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -39,14 +45,17 @@ final class MPDConnectionHandler: ChannelInboundHandler {
                 let (handler, context) = handler.value
                 guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }
                 handler.write(answer, context: context)
+                handler.scheduleExpiry(context: context)
             }
         }
         write(Self.greeting, context: context)
+        scheduleExpiry(context: context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosing = true
+        expiry?.cancel()
         if let listener { feed.remove(listener) }
         listener = nil
         context.fireChannelInactive()
@@ -67,6 +76,21 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         guard waitingBytes <= MPDSession.maximumListBytes else { return close(context: context) }
         waiting.append(line)
         handleWaitingLines(context: context)
+        scheduleExpiry(context: context)
+    }
+
+    /// Counts the timeout from now, unless the client idles (MPD times out no idling client).
+    private func scheduleExpiry(context: ChannelHandlerContext) {
+        expiry?.cancel()
+        expiry = nil
+        guard !isClosing, !session.isIdling else { return }
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        expiry = context.eventLoop.scheduleTask(in: timeout) {
+            let (handler, context) = handler.value
+            // A batch still running is the daemon's slowness, not the client's silence.
+            if handler.isRunning { return handler.scheduleExpiry(context: context) }
+            if !handler.session.isIdling { handler.close(context: context) }
+        }
     }
 
     private func handleWaitingLines(context: ChannelHandlerContext) {

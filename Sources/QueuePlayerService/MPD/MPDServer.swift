@@ -17,6 +17,9 @@ import Synchronization
 package final class MPDServer: Service {
     /// The most connections served at once by default (MPD's `max_connections` default).
     package static let defaultMaximumConnections = 100
+    /// How long a client that is not idling may say nothing before it is disconnected, by default (MPD's
+    /// `connection_timeout` default).
+    package static let defaultConnectionTimeout = Duration.seconds(60)
     /// The line length MPD's input buffer holds.
     package static let maximumLineLength = 8 * 1024 - 1
     /// The answers a client may leave unread before it is dropped (MPD's `max_output_buffer_size` default).
@@ -29,6 +32,7 @@ package final class MPDServer: Service {
     private let access: MPDAccess
     /// The most connections served at once; more are closed at once.
     private let maximumConnections: Int
+    private let connectionTimeout: Duration
     private let logger: Logger
     private let feed = MPDChangeFeed()
     private let versions = MPDQueueVersions()
@@ -43,14 +47,16 @@ package final class MPDServer: Service {
     }
 
     /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored, its clients
-    /// allowed what `access` says. Nothing is bound before ``bind()``.
+    /// allowed what `access` says, each disconnected after `connectionTimeout` of silence while not idling. Nothing
+    /// is bound before ``bind()``.
     package init(
         addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder,
         playlists: MPDStoredPlaylists, access: MPDAccess, maximumConnections: Int = defaultMaximumConnections,
-        logger: Logger
+        connectionTimeout: Duration = defaultConnectionTimeout, logger: Logger
     ) {
         self.access = access
         self.maximumConnections = maximumConnections
+        self.connectionTimeout = connectionTimeout
         self.addresses = addresses
         self.controller = controller
         self.musicFolder = musicFolder
@@ -139,10 +145,10 @@ package final class MPDServer: Service {
         let runner = MPDCommandRunner(
             controller: controller, musicFolder: musicFolder, playlists: playlists, versions: versions, feed: feed,
             access: access, isLocalClient: isLocal)
-        return peer.flatMapThrowing { [feed] in
+        return peer.flatMapThrowing { [feed, connectionTimeout] in
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),
-                MPDConnectionHandler(runner: runner, feed: feed))
+                MPDConnectionHandler(runner: runner, feed: feed, timeout: TimeAmount(connectionTimeout)))
         }
     }
 }
