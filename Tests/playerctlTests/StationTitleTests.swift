@@ -6,16 +6,20 @@ import Testing
 /// A station's title, changed on Debian's Icecast server while the daemon plays it, as the client and MPRIS show it.
 @Suite("A station's title, from Icecast to every front end", .tier(.servers), .timeLimit(.minutes(1)))
 struct StationTitleTests {
-    @Test("a title set on Icecast reaches `metadata --follow` and MPRIS once heard, non-ASCII intact")
+    @Test("a title set on Icecast reaches `metadata --follow`, MPRIS and MPD's currentsong once heard, intact")
     func titleReachesFrontEnds() async throws {
         let icecast = try IcecastServer()
         let source = try await IcecastSource(
             server: icecast, mount: "/radio.mp3", file: Fixtures.mp3("stereo-44k-5s"), name: "QP Radio")
         let bus = try SessionBus()
         let socket = privateSocket("station-title")
+        let mpdPort = try LoopbackPort.free()
         // Unpaced, the daemon hears what Icecast sends as it comes: a title is heard about when it is sent.
         let daemon = try RunningDaemon(
-            ["--sink", "null", "--unpaced", "--socket", socket, icecast.url("/radio.mp3").absoluteString], bus: bus)
+            [
+                "--sink", "null", "--unpaced", "--socket", socket, "--mpd", "127.0.0.1:\(mpdPort)",
+                icecast.url("/radio.mp3").absoluteString,
+            ], bus: bus)
         let states = try await DaemonStates(socket: socket)
         #expect(await states.first { $0.plays() } != nil, "\(states.history)")
         let follow = try LineReader(
@@ -29,6 +33,11 @@ struct StationTitleTests {
             repeat { line = await follow.nextLine() } while line != nil && line != title
             #expect(line == title, "--follow printed \(follow.printed)")
             #expect(await standardPlayerctl(bus, "metadata", "title").standardOutput == title + "\n")
+            // As Debian's mpd 0.23 shows a station: the title heard, the station's name, no length.
+            let current = await MPDSessionReplay.answers(port: mpdPort, lines: ["currentsong"])
+            let station = icecast.url("/radio.mp3").absoluteString
+            let expected = "file: \(station)\nTitle: \(title)\nName: QP Radio\nPos: 0\nId: 1\nOK\n"
+            #expect(current == [expected], "\(current)")
         }
         follow.stop()
         #expect(await control(socket, "quit").status == 0)

@@ -90,11 +90,13 @@ package struct EntryDetails: Codable, Sendable, Equatable {
     package var isSeekable: Bool
     /// A podcast episode's publication day (`YYYY-MM-DD`), as its feed gives it.
     package var published: String?
+    /// A station's name, as its server gives it (`icy-name`); its ``title`` is then the title being heard.
+    package var stationName: String?
 
     /// Metadata with the fields given.
     package init(
         id: Int, url: String, title: String?, artists: [String], album: String?, length: Double?,
-        isSeekable: Bool = true, published: String? = nil
+        isSeekable: Bool = true, published: String? = nil, stationName: String? = nil
     ) {
         self.id = id
         self.url = url
@@ -104,6 +106,7 @@ package struct EntryDetails: Codable, Sendable, Equatable {
         self.length = length
         self.isSeekable = isSeekable
         self.published = published
+        self.stationName = stationName
     }
 }
 

@@ -27,7 +27,7 @@ extension PlayerController {
                 id: shown.entry.id, url: shown.entry.location, title: details?.title ?? shown.item.metadata.title,
                 artists: shown.item.metadata.artists, album: details?.show ?? shown.item.metadata.album,
                 length: shown.length == 0 ? details?.duration ?? 0 : shown.length, isSeekable: shown.isSeekable,
-                published: details?.publishedDay)
+                published: details?.publishedDay, stationName: shown.item.metadata.stationName)
         }
         let status: PlaybackState =
             switch player.playbackState {

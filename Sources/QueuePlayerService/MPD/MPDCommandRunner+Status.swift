@@ -101,6 +101,7 @@ extension MPDCommandRunner {
             if tags.wants(.artist) { text += current.artists.map { Self.field("Artist", $0) }.joined() }
             if let title = current.title, tags.wants(.title) { text += Self.field("Title", title) }
             if let album = current.album, tags.wants(.album) { text += Self.field("Album", album) }
+            if let station = current.stationName, tags.wants(.name) { text += Self.field("Name", station) }
             if let length = current.length, length > 0 {
                 text += "Time: \(Int(length.rounded()))\nduration: \(fixedDecimals(length, places: 3))\n"
             }

@@ -10,6 +10,8 @@ package final class MPDTags: Sendable {
         case artist = "Artist"
         case album = "Album"
         case title = "Title"
+        /// A station's name (`icy-name`).
+        case name = "Name"
     }
 
     /// Every tag name MPD 0.23 knows: a client may enable or disable any of them, sent or not.
