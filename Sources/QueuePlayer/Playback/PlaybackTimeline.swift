@@ -34,6 +34,12 @@ struct PlaybackTimeline {
     /// The item being heard or, before the first is heard, the one about to be.
     var playing: EntrySpan? { current ?? segments.first }
 
+    /// The entry being decoded: the last segment, while its end is not known.
+    var decoding: QueueEntry? { segments.last.flatMap { $0.endFrame == nil ? $0.entry : nil } }
+
+    /// The entries decoded to their end without a failure and not yet heard to it, in order.
+    var decodedToTheirEnd: [QueueEntry] { segments.filter { $0.endFrame != nil && $0.failure == nil }.map(\.entry) }
+
     /// Every entry still to be heard in full, the playing one first.
     var entries: [QueueEntry] { segments.map(\.entry) }
 

@@ -71,6 +71,13 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         self.location = location
     }
 
+    /// A new item for the same location, with this one's buffering preference: what a repeat mode queues.
+    func repetition() -> PlayerItem {
+        let repetition = PlayerItem(location: location)
+        repetition.preferredForwardBufferDuration = preferredForwardBufferDuration
+        return repetition
+    }
+
     /// Opens the item at `url` as a player would, and closes it: throws the error that names the file or URL and
     /// what to do when it is missing, unreadable, unreachable or not MPEG audio. Any thread; it reads the item's
     /// first frames (for a remote item, it waits for the server, and asks one that cannot be reached again for up to

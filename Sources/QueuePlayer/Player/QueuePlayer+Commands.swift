@@ -46,7 +46,7 @@ extension QueuePlayer {
         return transition { state, actions in
             let current = state.firstInOrder
             let entries = state.insertItems(items, after: current, audibleFrame: audible, into: &actions)
-            if current != nil, !entries.isEmpty { state.advancePlayer(into: &actions) }
+            if current != nil, !entries.isEmpty { state.advancePlayer(audibleFrame: audible, into: &actions) }
             state.playPlayer(into: &actions)
             return entries
         }

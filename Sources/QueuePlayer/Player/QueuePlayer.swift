@@ -23,6 +23,16 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         case none
     }
 
+    /// What plays again once heard (MediaPlayer's `MPRepeatType`; MPRIS's `LoopStatus`; MPD's `repeat` and `single`).
+    public enum RepeatMode: Sendable, Equatable, CaseIterable {
+        /// Nothing: each item leaves the queue once heard (the default).
+        case off
+        /// The current item, again and again; ``advanceToNextItem()`` moves on to the next, which then repeats.
+        case one
+        /// The whole queue: each item heard to its end, or skipped, is queued again at the end.
+        case all
+    }
+
     /// Whether the player is playing, paused, or trying to play.
     public enum TimeControlStatus: Sendable, Equatable {
         /// Rate 0.
@@ -190,7 +200,8 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Ends the current item and plays the next one. The item left goes into the ``history()``.
     public func advanceToNextItem() {
-        transition { state, actions in state.advancePlayer(into: &actions) }
+        let audible = engine.audibleFrame()
+        transition { state, actions in state.advancePlayer(audibleFrame: audible, into: &actions) }
     }
 
     // MARK: Playback
@@ -262,6 +273,19 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
     public var actionAtItemEnd: ActionAtItemEnd {
         get { read(\.player.actionAtItemEnd) }
         set { transition { state, actions in state.setActionAtItemEnd(newValue, into: &actions) } }
+    }
+
+    /// What plays again; `.off` by default. An item repeats as a new item for the same location (as AVPlayerLooper
+    /// queues copies), queued as soon as the item has been decoded to its end so that the sound goes on without a
+    /// gap: until the item has been heard to its end, ``items()`` lists both. An item that fails, or is removed, does
+    /// not repeat. Setting another mode takes out the repetitions not yet begun and queues those of the new one.
+    /// Any thread.
+    public var repeatMode: RepeatMode {
+        get { read(\.player.repeatMode) }
+        set {
+            let audible = engine.audibleFrame()
+            transition { state, actions in state.setRepeatMode(newValue, audibleFrame: audible, into: &actions) }
+        }
     }
 
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.

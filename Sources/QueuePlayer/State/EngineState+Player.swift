@@ -83,6 +83,7 @@ extension PlaybackEngine.State {
     /// Removes `item`; removing the current item plays the next one.
     mutating func removeItem(_ item: PlayerItem, audibleFrame audible: Int, into actions: inout [Action]) {
         guard let entry = player.entry(for: item) else { return }
+        dropRepetition(of: entry, audibleFrame: audible, into: &actions)
         if player.currentItem === item, !order.contains(entry) {
             // The current item ended and is held at its end (actionAtItemEnd .pause or .none): move on.
             actions += advanceToNextItem()
@@ -106,10 +107,11 @@ extension PlaybackEngine.State {
         player.makeCurrent(nil)
     }
 
-    /// Leaves the first entry for the next, remembering its file.
-    mutating func advancePlayer(into actions: inout [Action]) {
+    /// Leaves the first entry for the next, remembering its file; under a repeat mode, settles its repetition.
+    mutating func advancePlayer(audibleFrame audible: Int, into actions: inout [Action]) {
         guard let left = firstInOrder else { return }
         player.remember(left.url)
+        settleRepetition(ofSkipped: left, audibleFrame: audible, into: &actions)
         skip(left, into: &actions)
     }
 
@@ -173,6 +175,7 @@ extension PlaybackEngine.State {
             playPlayer(into: &actions)
             return
         }
+        dropRepetition(of: current, audibleFrame: audible, into: &actions)
         // Both queued before the skip, in one edit: the current item must not follow an entry that is already gone.
         let currentItem = player.items[current.id] ?? PlayerItem(location: current.location)
         _ = insertItems([PlayerItem(url: last), currentItem], after: current, audibleFrame: audible, into: &actions)

@@ -93,7 +93,9 @@ extension PlaybackEngine.State {
     /// The item being decoded ended at ring frame `frame` (early if `failure`). Returns true when the thread must
     /// hold here (holding at item ends, with more to come).
     mutating func finishedItem(atFrame frame: Int, failure: DecoderError?) -> Bool {
+        let finished = timeline.decoding
         timeline.endCurrent(atFrame: frame, failure: failure)
+        if failure == nil, let finished { queueRepetition(of: finished) }
         let holds = holdsAtItemEnd && !pending.isEmpty
         activity = holds ? .holdingAtItemEnd(released: false) : .betweenItems
         return holds

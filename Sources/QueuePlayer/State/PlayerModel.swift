@@ -13,6 +13,11 @@ struct PlayerModel {
     /// The entry of a current item held at its end after it finished: released once another item is current.
     var heldEntryID: Int?
     var actionAtItemEnd = QueuePlayer.ActionAtItemEnd.advance
+    var repeatMode = QueuePlayer.RepeatMode.off
+    /// The entry queued to repeat each entry decoded to its end (or skipped) under a repeat mode, by the original's
+    /// id, until the repetition itself is let go: so that an entry is repeated once, and a skip or removal of it
+    /// settles its repetition (also while the original's end is being reported).
+    var repetitions: [Int: QueueEntry] = [:]
     /// True from `QueuePlayer/stop()` until the next `QueuePlayer/play()`.
     var isStopped = false
     /// The files finished, failed or skipped, oldest first, at most `QueuePlayer/historyLimit`.
@@ -42,6 +47,7 @@ struct PlayerModel {
     /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
     /// itself stays current (and held at its end, when it is) until the next one starts.
     mutating func release(_ entry: QueueEntry) {
+        if let original = repetitions.first(where: { $0.value == entry })?.key { repetitions[original] = nil }
         guard let item = items.removeValue(forKey: entry.id) else { return }
         if currentItem === item, actionAtItemEnd != .advance {
             // Held at its end: items() still lists it, through its entry, until it stops being current.
@@ -76,6 +82,7 @@ struct PlayerModel {
     mutating func forgetQueue() {
         items = [:]
         entryIDs = [:]
+        repetitions = [:]
         heldEntryID = nil
     }
 }
