@@ -24,6 +24,7 @@ struct ControlProtocolTests {
         (.add(["/f.rss"], unplayed: true), #"{"command":"add","items":["/f.rss"],"unplayed":true}"#),
         (.insert(["/music/c.mp3"], after: 7), #"{"command":"insert","items":["/music/c.mp3"],"after":7}"#),
         (.remove(7), #"{"command":"remove","item":7}"#), (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
+        (.loop(nil), #"{"command":"loop"}"#), (.loop(.track), #"{"command":"loop","status":"Track"}"#),
     ]
 
     private static func object(_ json: Data) throws -> NSDictionary {
@@ -62,6 +63,7 @@ struct ControlProtocolTests {
             (#"{"id": "a", "command": "volume", "level": "loud"}"#, "request field 'level' must be a number"),
             (#"{"id": "a", "command": "subscribe", "interval": 0}"#, "subscribe: 'interval' must be at least 0.01"),
             (#"{"id": "a"}"#, "request needs 'command'"),
+            (#"{"id": "a", "command": "loop", "status": "Often"}"#, "'Often' is not one of None, Track, Playlist"),
         ]
         for (line, words) in cases {
             guard case .failure(let id, let message) = Self.parse(line) else {

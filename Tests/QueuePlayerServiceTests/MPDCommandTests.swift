@@ -81,7 +81,7 @@ struct MPDCommandTests {
         #expect(closing.text.isEmpty && closing.closes)
     }
 
-    @Test("an idling client is told what each front end changed: playlist, player, mixer")
+    @Test("an idling client is told what each front end changed: playlist, player, mixer, options")
     func changesTold() async throws {
         let feed = MPDChangeFeed()
         let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
@@ -95,6 +95,15 @@ struct MPDCommandTests {
         service.run(.volume(0.4, relative: false))
         #expect(await changes.next() == [.mixer])
         #expect(run("getvol") == "volume: 40\nOK\n")
+        service.run(.loop(.playlist))
+        #expect(await changes.next() == [.options])
+        #expect(run("status").contains("repeat: 1\nrandom: 0\nsingle: 0\n"))
+        #expect(run("single 1") == "OK\n")
+        #expect(await changes.next() == [.options])
+        #expect(service.controller.snapshot().loop == .track)
+        #expect(run("repeat 0") == "OK\n" && service.controller.snapshot().loop == LoopStatus.none)
+        #expect(run("single 1").hasPrefix("ACK [2@0] {single} single without repeat (stop after the current song)"))
+        #expect(run("single oneshot").hasPrefix("ACK [2@0] {single} single oneshot is not supported yet"))
     }
 
     @Test("a password gives what it allows; without one, a client has the default permissions, as in MPD")

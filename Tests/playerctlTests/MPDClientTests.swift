@@ -127,7 +127,8 @@ struct MPDClientTests {
         let daemon = try await Daemon("mpd-home-assistant")
         // The calls of homeassistant/components/mpd/media_player.py: the update (commands once, then status,
         // currentsong and listplaylists), play_media of a file and of a playlist (its "source"), volume, pause,
-        // seek, stop, and repeat, which the daemon does not have yet.
+        // seek, stop, its three repeat settings (set_repeat: all, one, off), and shuffle, which the daemon does not
+        // have yet.
         let script = """
             import asyncio, json, sys
             from mpd.asyncio import MPDClient
@@ -157,10 +158,17 @@ struct MPDClientTests {
                 out["source"] = [status["state"], status["playlistlength"]]
                 await client.stop()
                 out["stopped"] = (await client.status())["state"]
+                modes = []
+                for repeat, single in [(1, 0), (1, 1), (0, 0)]:
+                    await client.repeat(repeat)
+                    await client.single(single)
+                    status = await client.status()
+                    modes.append(status["repeat"] + status["single"])
+                out["repeat"] = modes
                 try:
-                    await client.repeat(1)
+                    await client.random(1)
                 except Exception as error:
-                    out["repeat"] = str(error)
+                    out["random"] = str(error)
                 print(json.dumps(out))
             asyncio.run(main())
             """
@@ -174,7 +182,8 @@ struct MPDClientTests {
         #expect(out["paused"] as? [String] == ["pause", "25", "2.000"], "\(out)")
         #expect(out["source"] as? [String] == ["play", "1"], "\(out)")
         #expect(out["stopped"] as? String == "stop")
-        #expect(out["repeat"] as? String == #"[5@0] {} unknown command "repeat""#)
+        #expect(out["repeat"] as? [String] == ["10", "11", "00"], "\(out)")
+        #expect(out["random"] as? String == #"[5@0] {} unknown command "random""#)
         await daemon.quit()
     }
 

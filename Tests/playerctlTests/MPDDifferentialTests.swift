@@ -23,8 +23,8 @@ struct MPDDifferentialTests {
         "playlistadd mylist nothere.mp3", "listplaylist mylist", "playlistdelete mylist 9", "playlistdelete mylist 0",
         "rename mylist other", "rename nope x", "rename other other", "load other 0:1", "playlistinfo",
         "playlistclear other", "listplaylist other", "lsinfo", "lsinfo nothere", "lsinfo id3v24-multi.mp3",
-        "rm other", "rm other", "listplaylists",
-        "delete 1", "status", "clear", "status", "ping",
+        "rm other", "rm other", "listplaylists", "repeat 2", "single 2", "repeat 1", "status", "single 1", "status",
+        "single 0", "repeat 0", "status", "delete 1", "status", "clear", "status", "ping",
     ]
 
     @Test("the same session gets the same answers from the daemon as from mpd, but for what docs/mpd.md lists")

@@ -71,6 +71,11 @@ struct MPRISTests {
             "position \(position) after '2-' and '2+', \(elapsed) s after \(afterSeek)")
         #expect(await standardPlayerctl(bus, "volume", "0.5").status == 0)
         #expect(await ask(socket, "volume") == "0.500000")
+        // LoopStatus both ways: set over MPRIS, read on the socket; set on the socket, read over MPRIS.
+        #expect(await standardPlayerctl(bus, "loop", "Playlist").status == 0)
+        #expect(await ask(socket, "loop") == "Playlist")
+        #expect(await control(socket, "loop", "None").status == 0)
+        #expect(await standardPlayerctl(bus, "loop").standardOutput == "None\n")
         #expect(await standardPlayerctl(bus, "next").status == 0)
         #expect(await states.first { $0.isOn("id3v24-8k-60s") && $0.plays() } != nil, "\(states.history)")
         #expect(

@@ -41,8 +41,13 @@ struct PlayerOptionsTests {
             (["-f", "{{volume}}", "volume"], "1.0\n", 0),
             (["volume"], "1.000000\n", 0),
             (["loop"], "None\n", 0),
+            (["loop", "Track"], "", 0),
+            (["loop"], "Track\n", 0),
+            (["-f", "{{status}}", "loop"], "Paused\n", 0),
+            (["loop", "playlist"], "", 0),
+            (["loop"], "Playlist\n", 0),
+            (["loop", "Sometimes"], "", 1),
             (["loop", "None"], "", 0),
-            (["loop", "Track"], "", 1),
             (["shuffle"], "Off\n", 0),
             (["shuffle", "Off"], "", 0),
             (["shuffle", "Toggle"], "", 1),
@@ -58,8 +63,10 @@ struct PlayerOptionsTests {
         #expect(refused.standardError.contains("No players found"))
         let silent = await control(socket, ["-s", "-p", "vlc", "status"])
         #expect(silent.status == 1 && silent.standardError.isEmpty, "-s prints no message: \(silent.standardError)")
-        let loop = await control(socket, ["loop", "Playlist"])
-        #expect(loop.standardError.contains("does not loop"), "\(loop.standardError)")
+        let loop = await control(socket, ["loop", "Sometimes"])
+        #expect(loop.standardError.contains("'Sometimes' is not one of None, Track, Playlist"), "\(loop.standardError)")
+        let shuffle = await control(socket, ["shuffle", "On"])
+        #expect(shuffle.standardError.contains("does not shuffle"), "\(shuffle.standardError)")
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
     }

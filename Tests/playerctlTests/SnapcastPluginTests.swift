@@ -79,6 +79,12 @@ struct SnapcastPluginTests {
             #expect(await control(socket, "volume", "0.7").status == 0)
             #expect(try await snapcast.properties { $0["volume"] as? Int == 70 } != nil)
 
+            _ = try await snapcast.call(
+                "Stream.SetProperty", ["id": "QueuePlayer", "property": "loopStatus", "value": "playlist"])
+            #expect(await control(socket, "loop").standardOutput == "Playlist\n")
+            #expect(await control(socket, "loop", "Track").status == 0)
+            #expect(try await snapcast.properties { $0["loopStatus"] as? String == "track" } != nil)
+
             await #expect {
                 try await snapcast.call(
                     "Stream.SetProperty", ["id": "QueuePlayer", "property": "shuffle", "value": true])
@@ -95,7 +101,7 @@ struct SnapcastPluginTests {
             "garbage",
             #"{"id":1,"jsonrpc":"2.0","method":"Plugin.Stream.Player.Control","params":{"command":"next"}}"#,
             #"{"id":2,"jsonrpc":"2.0","method":"Plugin.Stream.Player.Control","params":{"command":"seek"}}"#,
-            #"{"id":3,"jsonrpc":"2.0","method":"Plugin.Stream.Player.SetProperty","params":{"loopStatus":"track"}}"#,
+            #"{"id":3,"jsonrpc":"2.0","method":"Plugin.Stream.Player.SetProperty","params":{"loopStatus":"often"}}"#,
             #"{"id":4,"jsonrpc":"2.0","method":"Plugin.Stream.Player.Nope"}"#,
         ]
         let result = await Subprocess.run(
@@ -115,7 +121,7 @@ struct SnapcastPluginTests {
         #expect(error(nil).contains("not a JSON-RPC request: garbage"))
         #expect(error(1).contains(socket) && error(1).contains("queueplayerd"), "\(error(1))")
         #expect(error(2).contains("needs params.offset"), "\(error(2))")
-        #expect(error(3).contains("does not loop"), "\(error(3))")
+        #expect(error(3).contains("'often' is not one of none, track, playlist"), "\(error(3))")
         #expect(error(4).contains("method not found"), "\(error(4))")
     }
 }

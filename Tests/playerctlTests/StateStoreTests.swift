@@ -17,7 +17,7 @@ struct StateStoreTests {
         try RunningDaemon(["--sink", "null", "--socket", socket, "--state-file", store] + extra)
     }
 
-    @Test("a restart restores the queue with its ids, paused at the saved item and position, with the volume")
+    @Test("a restart restores the queue with its ids, paused at the saved item and position, with volume and loop")
     func restartRestores() async throws {
         let socket = privateSocket("restart")
         let items = ["stereo-44k-5s", "join-1", "join-2"].map { Fixtures.mp3($0).path }
@@ -30,6 +30,7 @@ struct StateStoreTests {
         #expect(await states.first { $0.status == "Paused" && $0.isOn("stereo-44k-5s") } != nil, "\(states.history)")
         #expect(await control(socket, "next").status == 0)
         #expect(await control(socket, "volume", "0.3").status == 0)
+        #expect(await control(socket, "loop", "Track").status == 0)
         #expect(await control(socket, "position", "0.8").status == 0)
         let cued = await states.first { $0.isOn("join-1") && $0.status == "Paused" && abs($0.position - 0.8) < 0.01 }
         #expect(cued != nil, "\(states.history)")
@@ -44,6 +45,7 @@ struct StateStoreTests {
         #expect(second.log.contains("restored 2 queued item(s)"), "\(second.log)")
         #expect(await ask(socket, "queue") == queue)
         #expect(await ask(socket, "volume") == "0.300000")
+        #expect(await ask(socket, "loop") == "Track")
         let restored = Double(await ask(socket, "position")) ?? -1
         #expect(abs(restored - position) < 0.01, "restored at \(restored), saved at \(position)")
         #expect(await control(socket, "play").status == 0)

@@ -60,11 +60,13 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     /// reconnects by itself), `output suspended`, `buffering`, what a remote item's server is being asked again for
     /// ("reconnecting to HOST: connection refused, next try in 2 s"), or `no item to play`; absent otherwise.
     package var waiting: String?
+    /// What plays again.
+    package var loop: LoopStatus = .none
 
     /// A snapshot with the fields given.
     package init(
         status: PlaybackState, position: Double, volume: Double, current: EntryDetails?, jumps: Int = 0,
-        hasNext: Bool = false, application: String = "active", waiting: String? = nil
+        hasNext: Bool = false, application: String = "active", waiting: String? = nil, loop: LoopStatus = .none
     ) {
         self.status = status
         self.position = position
@@ -74,6 +76,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
         self.hasNext = hasNext
         self.application = application
         self.waiting = waiting
+        self.loop = loop
     }
 }
 

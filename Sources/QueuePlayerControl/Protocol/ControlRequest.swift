@@ -72,13 +72,15 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     case insert([String], after: Int)
     case remove(Int)
     case move(Int, to: Int)
+    /// `loop`: report (nil) or set what plays again.
+    case loop(LoopStatus?)
 
     /// A command's name on the wire (the request's `command`), one per case.
     package enum Name: String, CaseIterable, Sendable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move
+        case volume, open, add, insert, remove, move, loop
     }
 
     /// The name this command is sent by.
@@ -105,6 +107,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .insert: .insert
         case .remove: .remove
         case .move: .move
+        case .loop: .loop
         }
     }
 
@@ -122,14 +125,14 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// True for a command that only reports: it changes nothing, writes nothing and tells no subscriber.
     package var isRead: Bool {
         switch self {
-        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _): true
+        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil): true
         default: false
         }
     }
 
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
-        case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed
+        case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -180,6 +183,17 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             self = .insert(try required(.items, "an array of paths"), after: try required(.after, "a queue id"))
         case .remove: self = .remove(try required(.item, "a queue id"))
         case .move: self = .move(try required(.item, "a queue id"), to: try required(.to, "a position"))
+        case .loop:
+            let status = try fields.decodeIfPresent(String.self, forKey: .status)
+            guard let status else {
+                self = .loop(nil)
+                return
+            }
+            guard let known = LoopStatus(named: status) else {
+                let values = LoopStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ControlError("loop: '\(status)' is not one of \(values)")
+            }
+            self = .loop(known)
         }
     }
 
@@ -209,6 +223,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .move(let id, let position):
             try fields.encode(id, forKey: .item)
             try fields.encode(position, forKey: .to)
+        case .loop(let status):
+            try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .play, .pause, .playPause, .stop, .next, .previous, .status, .metadata, .queue, .clear, .background,
             .foreground, .quit:
             break

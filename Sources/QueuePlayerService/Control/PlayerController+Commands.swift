@@ -78,6 +78,7 @@ extension PlayerController {
         case .remove(let id): player.remove(try entry(id, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .clear: player.removeAllItems()
+        case .loop(let status): if let status { player.repeatMode = status.repeatMode }
         case .queue:
             let entries = player.entries()
             return ControlReply(

@@ -19,12 +19,13 @@ extension PlayerController {
         }
         player.volume = saved.volume
         player.actionAtItemEnd = saved.holdsAtItemEnd ? .pause : .advance
+        player.repeatMode = saved.loop.repeatMode
         player.restoreHistory(saved.history)
         state.withLock { state in
             state.savedHistory = saved.history
             state.savedCheckpoint = Checkpoint(
                 positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
-                holdsAtItemEnd: saved.holdsAtItemEnd, isPlaying: saved.wasPlaying)
+                holdsAtItemEnd: saved.holdsAtItemEnd, loop: saved.loop, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
@@ -58,12 +59,13 @@ extension PlayerController {
         let checkpoint = Checkpoint(
             positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
-            isPlaying: player.isPlaybackRequested)
+            loop: LoopStatus(player.repeatMode), isPlaying: player.isPlaybackRequested)
         checkpointEpisode(at: time)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
-                volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, isPlaying: checkpoint.isPlaying)
+                volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, loop: checkpoint.loop,
+                isPlaying: checkpoint.isPlaying)
         }
     }
 

@@ -56,6 +56,7 @@ package final class PlayerController: Sendable {
         var positionSeconds: Double
         var volume: Float
         var holdsAtItemEnd: Bool
+        var loop: LoopStatus
         var isPlaying: Bool
     }
 

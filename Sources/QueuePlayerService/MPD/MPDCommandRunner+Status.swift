@@ -4,14 +4,16 @@ import QueuePlayerControl
 
 /// The commands that report: `status`, `currentsong`, the queue's songs, `outputs`.
 extension MPDCommandRunner {
-    /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`);
-    /// `error` says why nothing is heard while a remote item waits for its server or the audio server is away.
+    /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`); the
+    /// repeat mode is `repeat` and `single` (`single: 1` only with `repeat: 1`: the current song repeats); `error`
+    /// says why nothing is heard while a remote item waits for its server or the audio server is away.
     func status() -> String {
         let state = controller.mpdState()
         let snapshot = state.snapshot
         var fields: [(String, String)] = [
-            ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", "0"), ("random", "0"),
-            ("single", "0"), ("consume", "1"), ("partition", "default"),
+            ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", snapshot.loop == .none ? "0" : "1"),
+            ("random", "0"), ("single", snapshot.loop == .track ? "1" : "0"), ("consume", "1"),
+            ("partition", "default"),
             ("playlist", "\(versions.version(of: state.queue))"), ("playlistlength", "\(state.queue.count)"),
             ("mixrampdb", "0"), ("state", Self.stateName(snapshot.status)),
         ]
@@ -30,11 +32,19 @@ extension MPDCommandRunner {
         if let waiting = snapshot.waiting, waiting != "no item to play", waiting != "buffering" {
             fields.append(("error", waiting))
         }
-        let next = (position ?? -1) + 1
-        if position != nil, next < state.queue.count {
+        if let position, let next = Self.nextPosition(after: position, in: state) {
             fields += [("nextsong", "\(next)"), ("nextsongid", "\(state.queue[next].id)")]
         }
         return fields.map { "\($0.0): \($0.1)\n" }.joined()
+    }
+
+    /// The song that plays after the one at `position`, as mpd names it: itself when it repeats (`single` with
+    /// `repeat`, or `repeat` with nothing after it, until its repetition is queued), else the one after it.
+    private static func nextPosition(after position: Int, in state: MPDPlayerState) -> Int? {
+        let loop = state.snapshot.loop
+        let next = position + 1
+        if loop == .track || (loop == .playlist && next == state.queue.count) { return position }
+        return next < state.queue.count ? next : nil
     }
 
     private static func stateName(_ status: PlaybackState) -> String {

@@ -183,6 +183,12 @@ package struct MPDCommandRunner: Sendable {
         "getvol": Command(arguments: 0...0) { runner, _ throws(MPDError) in
             "volume: \(volumePercent(runner.controller.mpdState().snapshot))\n"
         },
+        "repeat": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.setRepeat(try MPDArguments.boolean(arguments[0]))
+        },
+        "single": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.setSingle(arguments[0])
+        },
         "consume": Command(permission: .player, arguments: 1...1) { _, arguments throws(MPDError) in
             guard try MPDArguments.boolean(arguments[0]) else {
                 throw MPDError(.argument, "played songs always leave the queue here; consume cannot be turned off")

@@ -280,7 +280,7 @@ package final class MPRISBus: @unchecked Sendable {
         case "SupportedUriSchemes": return appendStrings(reply, ["file", "http", "https"])
         case "SupportedMimeTypes": return appendStrings(reply, ["audio/mpeg"])
         case "PlaybackStatus": return append(reply, string: snapshot.status.rawValue)
-        case "LoopStatus": return append(reply, string: "None")
+        case "LoopStatus": return append(reply, string: snapshot.loop.rawValue)
         case "Rate", "MinimumRate", "MaximumRate": return append(reply, double: 1)
         case "Metadata":
             appendMetadata(reply, state.metadata)
@@ -312,9 +312,11 @@ package final class MPRISBus: @unchecked Sendable {
             _ = sd_bus_message_read_basic(value, CChar(UInt8(ascii: "d")), &rate)
             _ = controller.execute(rate == 0 ? .pause : .play, id: nil)
         case "LoopStatus":
-            guard readString(value, type: "s") == "None" else {
-                return sd_bus_error_set(error, Self.errorName, "QueuePlayer does not loop: LoopStatus stays None")
+            let name = readString(value, type: "s")
+            guard let status = LoopStatus(rawValue: name) else {
+                return sd_bus_error_set(error, Self.errorName, "LoopStatus \(name): give None, Track or Playlist")
             }
+            _ = controller.execute(.loop(status), id: nil)
         case "Shuffle":
             var shuffle: Int32 = 0
             _ = sd_bus_message_read_basic(value, CChar(UInt8(ascii: "b")), &shuffle)

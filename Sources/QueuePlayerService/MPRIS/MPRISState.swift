@@ -86,6 +86,7 @@ package struct MPRISState: Equatable {
         if canSeek != old.canSeek { changed.append("CanSeek") }
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
         if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
+        if snapshot.loop != old.snapshot.loop { changed.append("LoopStatus") }
         return changed
     }
 

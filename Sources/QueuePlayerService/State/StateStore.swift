@@ -2,6 +2,7 @@ import FoundationEssentials
 import GRDB
 import Logging
 import QueuePlayer
+import QueuePlayerControl
 
 /// The daemon's durable state in SQLite (GRDB): the queue with its stable ids, the current item and position,
 /// the volume, the action at an item's end, the history `previous` walks back through, and where each podcast
@@ -28,6 +29,8 @@ package final class StateStore: Sendable {
         }
         package var volume: Float
         package var holdsAtItemEnd: Bool
+        /// What plays again.
+        package var loop: LoopStatus
         package var wasPlaying: Bool
         package var history: [URL]
     }
@@ -127,6 +130,11 @@ package final class StateStore: Sendable {
         migrator.registerMigration("v4: episode durations") { database in
             try database.alter(table: "episode") { table in table.add(column: "duration", .double) }
         }
+        migrator.registerMigration("v5: loop status") { database in
+            try database.alter(table: "player") { table in
+                table.add(column: "loopStatus", .text).notNull().defaults(to: LoopStatus.none.rawValue)
+            }
+        }
         return migrator
     }
 
@@ -143,7 +151,8 @@ package final class StateStore: Sendable {
 
     /// Records where playback is and how it is set up.
     package func checkpoint(
-        positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, isPlaying: Bool
+        positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, loop: LoopStatus,
+        isPlaying: Bool
     ) throws {
         // One statement, compiled once and kept: it runs every second while playing. On its own it is a
         // transaction (SQLite's autocommit), so GRDB's BEGIN and COMMIT around it would only add two statements.
@@ -151,9 +160,10 @@ package final class StateStore: Sendable {
             try database.cachedStatement(
                 sql: """
                     UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
-                    wasPlaying = ? WHERE id = 1
+                    loopStatus = ?, wasPlaying = ? WHERE id = 1
                     """
-            ).execute(arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, isPlaying])
+            ).execute(
+                arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, loop.rawValue, isPlaying])
         }
     }
 
@@ -180,6 +190,7 @@ package final class StateStore: Sendable {
                 queue: queue, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
+                loop: (player?["loopStatus"] as String?).flatMap(LoopStatus.init(named:)) ?? .none,
                 wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemLocation: $0) })
         }
     }

@@ -134,60 +134,53 @@ struct VolumeVerb: ParsableCommand {
     }
 }
 
-/// `loop` and `shuffle`: the standard playerctl's verbs for settings this player does not have. It plays its queue
-/// once, in order: they print `None` and `Off` (as MPRIS's LoopStatus and Shuffle say), accept those values, and
-/// refuse any other with an error that says why (exit 1).
-protocol FixedSettingVerb: ParsableCommand {
-    static var settingName: String { get }
-    /// The one value the setting has, as playerctl prints it.
-    static var onlyValue: String { get }
-    /// The values the standard playerctl accepts for it.
-    static var knownValues: [String] { get }
-    static var reason: String { get }
-    var options: ClientOptions { get }
-    var output: PrintOptions { get }
-    var value: String? { get }
-}
+/// `loop [None|Track|Playlist]`: the standard playerctl's verb for what plays again (MPRIS's LoopStatus), which
+/// the daemon's repeat modes are: prints it, or sets it.
+struct LoopVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loop", abstract: "Print what plays again (None, Track or Playlist), or set it.")
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
+    @Argument(
+        help: ArgumentHelp(
+            "None, Track (the current item, again and again) or Playlist (the whole queue).",
+            valueName: "status"))
+    var value: String?
 
-extension FixedSettingVerb {
     func run() throws {
         guard let value else {
-            try output.print(ControlRequest(.status), with: options) { _ in Self.onlyValue }
+            try output.print(ControlRequest(.loop(nil)), with: options) { $0.loop.rawValue }
             return
         }
-        _ = try options.call(ControlRequest(.status))
-        guard value.lowercased() == Self.onlyValue.lowercased() else {
-            let known = Self.knownValues.contains { $0.lowercased() == value.lowercased() }
-            let values = Self.knownValues.joined(separator: ", ")
-            options.fail(
-                known
-                    ? "playerctl: \(Self.settingName) \(value): \(Self.reason); only \(Self.onlyValue) is possible"
-                    : "playerctl: \(Self.settingName): '\(value)' is not one of \(values)"
-            )
+        guard let status = LoopStatus(named: value) else {
+            let values = LoopStatus.allCases.map(\.rawValue).joined(separator: ", ")
+            options.fail("playerctl: loop: '\(value)' is not one of \(values)")
         }
+        _ = try options.call(ControlRequest(.loop(status)))
     }
 }
 
-struct LoopVerb: FixedSettingVerb {
-    static let configuration = CommandConfiguration(
-        commandName: "loop", abstract: "Print the loop status (always None), or set it (None only).")
-    static let settingName = "loop"
-    static let onlyValue = "None"
-    static let knownValues = ["None", "Track", "Playlist"]
-    static let reason = "QueuePlayer plays its queue once and does not loop"
-    @OptionGroup var options: ClientOptions
-    @OptionGroup var output: PrintOptions
-    @Argument(help: ArgumentHelp("None (Track and Playlist are refused).", valueName: "status")) var value: String?
-}
-
-struct ShuffleVerb: FixedSettingVerb {
+/// `shuffle`: the standard playerctl's verb for a setting this player does not have yet. It plays its queue in
+/// order: it prints `Off` (as MPRIS's Shuffle says), accepts that value, and refuses `On` and `Toggle` with an error
+/// that says why (exit 1).
+struct ShuffleVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shuffle", abstract: "Print the shuffle status (always Off), or set it (Off only).")
-    static let settingName = "shuffle"
-    static let onlyValue = "Off"
-    static let knownValues = ["On", "Off", "Toggle"]
-    static let reason = "QueuePlayer plays its queue in order and does not shuffle"
     @OptionGroup var options: ClientOptions
     @OptionGroup var output: PrintOptions
     @Argument(help: ArgumentHelp("Off (On and Toggle are refused).", valueName: "status")) var value: String?
+
+    func run() throws {
+        guard let value else {
+            try output.print(ControlRequest(.status), with: options) { _ in "Off" }
+            return
+        }
+        _ = try options.call(ControlRequest(.status))
+        switch value.lowercased() {
+        case "off": return
+        case "on", "toggle":
+            options.fail("playerctl: shuffle \(value): QueuePlayer plays its queue in order and does not shuffle yet")
+        default: options.fail("playerctl: shuffle: '\(value)' is not one of On, Off, Toggle")
+        }
+    }
 }

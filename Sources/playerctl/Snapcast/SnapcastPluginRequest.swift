@@ -65,8 +65,11 @@ struct SnapcastPluginRequest: Decodable {
         if let volume = params?.volume {
             return .daemon(ControlRequest(.volume(max(0, min(100, volume)) / 100, relative: false)))
         }
-        if params?.loopStatus.map({ $0 != "none" }) ?? false {
-            return .refused(code: -32602, message: "QueuePlayer plays its queue once and does not loop")
+        if let name = params?.loopStatus {
+            guard let status = LoopStatus(named: name) else {
+                return .refused(code: -32602, message: "loopStatus '\(name)' is not one of none, track, playlist")
+            }
+            return .daemon(ControlRequest(.loop(status)))
         }
         if params?.shuffle ?? false {
             return .refused(code: -32602, message: "QueuePlayer plays its queue in order and does not shuffle")

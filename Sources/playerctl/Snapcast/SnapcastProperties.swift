@@ -16,7 +16,7 @@ struct SnapcastProperties: Encodable, Equatable {
 
     /// `playing`, `paused` or `stopped`.
     var playbackStatus: String
-    /// Always `none`: QueuePlayer plays its queue once.
+    /// What plays again: `none`, `track` or `playlist`.
     var loopStatus = "none"
     /// Always false: QueuePlayer plays its queue in order.
     var shuffle = false
@@ -51,6 +51,7 @@ struct SnapcastProperties: Encodable, Equatable {
         case .stopped: playbackStatus = "stopped"
         }
         volume = Int((state.volume * 100).rounded())
+        loopStatus = state.loop.rawValue.lowercased()
         position = state.position
         canGoNext = state.hasNext
         canGoPrevious = state.current != nil
