@@ -33,6 +33,15 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         case all
     }
 
+    /// Whether the items play in a shuffled order (MediaPlayer's `MPShuffleType`; MPRIS's `Shuffle`; MPD's
+    /// `random`).
+    public enum ShuffleMode: Sendable, Equatable, CaseIterable {
+        /// In the order they were queued (the default).
+        case off
+        /// In a random order: the items after the current one are shuffled, and those appended go to random places.
+        case items
+    }
+
     /// Whether the player is playing, paused, or trying to play.
     public enum TimeControlStatus: Sendable, Equatable {
         /// Rate 0.
@@ -285,6 +294,19 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         set {
             let audible = engine.audibleFrame()
             transition { state, actions in state.setRepeatMode(newValue, audibleFrame: audible, into: &actions) }
+        }
+    }
+
+    /// Whether the queue plays shuffled; `.off` by default. The queue is the play order, so ``items()`` lists the
+    /// shuffled order, which ``advanceToNextItem()`` follows: turning it on shuffles the items after the current one
+    /// (the current one plays on); while it is on, items inserted at the end (`after: nil`) go to random places after
+    /// the current one, and those inserted after a given item go there; turning it off puts the items back in the
+    /// order they had, those added meanwhile after them. Any thread.
+    public var shuffleMode: ShuffleMode {
+        get { read(\.player.shuffleMode) }
+        set {
+            let audible = engine.audibleFrame()
+            transition { state, actions in state.setShuffleMode(newValue, audibleFrame: audible, into: &actions) }
         }
     }
 

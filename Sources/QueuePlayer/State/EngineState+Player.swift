@@ -56,12 +56,20 @@ extension PlaybackEngine.State {
 
     // MARK: Commands
 
-    /// Queues `items` after `entry` (nil, or an entry no longer queued: at the end) and returns their entries.
+    /// Queues `items` after `entry` (nil, or an entry no longer queued: at the end; while shuffled, at random places
+    /// after the current entry) and returns their entries.
     mutating func insertItems(
         _ items: [PlayerItem], after entry: QueueEntry?, audibleFrame audible: Int, into actions: inout [Action]
     ) -> [QueueEntry] {
-        let (entries, inserted) = insert(items.map(\.location), after: entry, audibleFrame: audible)
-        actions += inserted
+        let entries: [QueueEntry]
+        if player.shuffleMode == .items, entry.map({ !order.contains($0) }) ?? true {
+            entries = newEntries(for: items.map(\.location))
+            insertShuffled(entries, audibleFrame: audible, into: &actions)
+        } else {
+            let inserted: [Action]
+            (entries, inserted) = insert(items.map(\.location), after: entry, audibleFrame: audible)
+            actions += inserted
+        }
         player.register(items, as: entries)
         return entries
     }

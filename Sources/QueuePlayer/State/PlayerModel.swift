@@ -14,6 +14,10 @@ struct PlayerModel {
     var heldEntryID: Int?
     var actionAtItemEnd = QueuePlayer.ActionAtItemEnd.advance
     var repeatMode = QueuePlayer.RepeatMode.off
+    var shuffleMode = QueuePlayer.ShuffleMode.off
+    /// While shuffled, where each item after the current one was before shuffling, by entry id: the order that
+    /// turning shuffle off puts back.
+    var unshuffledRanks: [Int: Int] = [:]
     /// The entry queued to repeat each entry decoded to its end (or skipped) under a repeat mode, by the original's
     /// id, until the repetition itself is let go: so that an entry is repeated once, and a skip or removal of it
     /// settles its repetition (also while the original's end is being reported).
@@ -47,6 +51,7 @@ struct PlayerModel {
     /// Forgets the item of an entry that left the queue (finished, failed, removed or skipped). The current item
     /// itself stays current (and held at its end, when it is) until the next one starts.
     mutating func release(_ entry: QueueEntry) {
+        unshuffledRanks[entry.id] = nil
         if let original = repetitions.first(where: { $0.value == entry })?.key { repetitions[original] = nil }
         guard let item = items.removeValue(forKey: entry.id) else { return }
         if currentItem === item, actionAtItemEnd != .advance {
@@ -83,6 +88,7 @@ struct PlayerModel {
         items = [:]
         entryIDs = [:]
         repetitions = [:]
+        unshuffledRanks = [:]
         heldEntryID = nil
     }
 }
