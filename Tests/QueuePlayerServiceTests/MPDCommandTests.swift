@@ -102,6 +102,9 @@ struct MPDCommandTests {
         #expect(await changes.next() == [.options])
         #expect(service.controller.snapshot().loop == .track)
         #expect(run("repeat 0") == "OK\n" && service.controller.snapshot().loop == LoopStatus.none)
+        #expect(await changes.next() == [.options])
+        #expect(run("random 1") == "OK\n" && run("status").contains("random: 1\n"))
+        #expect(await changes.next() == [.options])
         #expect(run("single 1").hasPrefix("ACK [2@0] {single} single without repeat (stop after the current song)"))
         #expect(run("single oneshot").hasPrefix("ACK [2@0] {single} single oneshot is not supported yet"))
     }

@@ -127,8 +127,7 @@ struct MPDClientTests {
         let daemon = try await Daemon("mpd-home-assistant")
         // The calls of homeassistant/components/mpd/media_player.py: the update (commands once, then status,
         // currentsong and listplaylists), play_media of a file and of a playlist (its "source"), volume, pause,
-        // seek, stop, its three repeat settings (set_repeat: all, one, off), and shuffle, which the daemon does not
-        // have yet.
+        // seek, stop, its three repeat settings (set_repeat: all, one, off), and shuffle on and off.
         let script = """
             import asyncio, json, sys
             from mpd.asyncio import MPDClient
@@ -165,10 +164,11 @@ struct MPDClientTests {
                     status = await client.status()
                     modes.append(status["repeat"] + status["single"])
                 out["repeat"] = modes
-                try:
-                    await client.random(1)
-                except Exception as error:
-                    out["random"] = str(error)
+                shuffles = []
+                for random in [1, 0]:
+                    await client.random(random)
+                    shuffles.append((await client.status())["random"])
+                out["random"] = shuffles
                 print(json.dumps(out))
             asyncio.run(main())
             """
@@ -183,7 +183,7 @@ struct MPDClientTests {
         #expect(out["source"] as? [String] == ["play", "1"], "\(out)")
         #expect(out["stopped"] as? String == "stop")
         #expect(out["repeat"] as? [String] == ["10", "11", "00"], "\(out)")
-        #expect(out["random"] as? String == #"[5@0] {} unknown command "random""#)
+        #expect(out["random"] as? [String] == ["1", "0"], "\(out)")
         await daemon.quit()
     }
 

@@ -76,6 +76,10 @@ struct MPRISTests {
         #expect(await ask(socket, "loop") == "Playlist")
         #expect(await control(socket, "loop", "None").status == 0)
         #expect(await standardPlayerctl(bus, "loop").standardOutput == "None\n")
+        #expect(await standardPlayerctl(bus, "shuffle", "On").status == 0)
+        #expect(await ask(socket, "shuffle") == "On")
+        #expect(await control(socket, "shuffle", "Off").status == 0)
+        #expect(await standardPlayerctl(bus, "shuffle").standardOutput == "Off\n")
         #expect(await standardPlayerctl(bus, "next").status == 0)
         #expect(await states.first { $0.isOn("id3v24-8k-60s") && $0.plays() } != nil, "\(states.history)")
         #expect(

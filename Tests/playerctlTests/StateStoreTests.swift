@@ -17,7 +17,24 @@ struct StateStoreTests {
         try RunningDaemon(["--sink", "null", "--socket", socket, "--state-file", store] + extra)
     }
 
-    @Test("a restart restores the queue with its ids, paused at the saved item and position, with volume and loop")
+    @Test("the repeat and shuffle settings survive a restart")
+    func settingsRestored() async throws {
+        let socket = privateSocket("settings")
+        let first = try daemon(socket)
+        _ = try await DaemonStates(socket: socket)
+        #expect(await control(socket, "loop", "Track").status == 0)
+        #expect(await control(socket, "shuffle", "On").status == 0)
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await first.exitStatus() == 0)
+        let second = try daemon(socket)
+        _ = try await DaemonStates(socket: socket)
+        #expect(await ask(socket, "loop") == "Track")
+        #expect(await ask(socket, "shuffle") == "On")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await second.exitStatus() == 0)
+    }
+
+    @Test("a restart restores the queue with its ids, paused at the saved item and position, with the volume")
     func restartRestores() async throws {
         let socket = privateSocket("restart")
         let items = ["stereo-44k-5s", "join-1", "join-2"].map { Fixtures.mp3($0).path }
@@ -30,7 +47,6 @@ struct StateStoreTests {
         #expect(await states.first { $0.status == "Paused" && $0.isOn("stereo-44k-5s") } != nil, "\(states.history)")
         #expect(await control(socket, "next").status == 0)
         #expect(await control(socket, "volume", "0.3").status == 0)
-        #expect(await control(socket, "loop", "Track").status == 0)
         #expect(await control(socket, "position", "0.8").status == 0)
         let cued = await states.first { $0.isOn("join-1") && $0.status == "Paused" && abs($0.position - 0.8) < 0.01 }
         #expect(cued != nil, "\(states.history)")
@@ -45,7 +61,6 @@ struct StateStoreTests {
         #expect(second.log.contains("restored 2 queued item(s)"), "\(second.log)")
         #expect(await ask(socket, "queue") == queue)
         #expect(await ask(socket, "volume") == "0.300000")
-        #expect(await ask(socket, "loop") == "Track")
         let restored = Double(await ask(socket, "position")) ?? -1
         #expect(abs(restored - position) < 0.01, "restored at \(restored), saved at \(position)")
         #expect(await control(socket, "play").status == 0)

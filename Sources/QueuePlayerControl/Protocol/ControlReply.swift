@@ -62,11 +62,14 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package var waiting: String?
     /// What plays again.
     package var loop: LoopStatus = .none
+    /// True while the queue plays shuffled.
+    package var shuffle = false
 
     /// A snapshot with the fields given.
     package init(
         status: PlaybackState, position: Double, volume: Double, current: EntryDetails?, jumps: Int = 0,
-        hasNext: Bool = false, application: String = "active", waiting: String? = nil, loop: LoopStatus = .none
+        hasNext: Bool = false, application: String = "active", waiting: String? = nil, loop: LoopStatus = .none,
+        shuffle: Bool = false
     ) {
         self.status = status
         self.position = position
@@ -77,6 +80,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
         self.application = application
         self.waiting = waiting
         self.loop = loop
+        self.shuffle = shuffle
     }
 }
 

@@ -74,13 +74,15 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     case move(Int, to: Int)
     /// `loop`: report (nil) or set what plays again.
     case loop(LoopStatus?)
+    /// `shuffle`: report (nil), or turn on, off, or over.
+    case shuffle(ShuffleStatus?)
 
     /// A command's name on the wire (the request's `command`), one per case.
     package enum Name: String, CaseIterable, Sendable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, loop
+        case volume, open, add, insert, remove, move, loop, shuffle
     }
 
     /// The name this command is sent by.
@@ -108,6 +110,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .remove: .remove
         case .move: .move
         case .loop: .loop
+        case .shuffle: .shuffle
         }
     }
 
@@ -125,7 +128,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// True for a command that only reports: it changes nothing, writes nothing and tells no subscriber.
     package var isRead: Bool {
         switch self {
-        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil): true
+        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil), .shuffle(nil): true
         default: false
         }
     }
@@ -194,6 +197,17 @@ package enum ControlCommand: Sendable, Equatable, Codable {
                 throw ControlError("loop: '\(status)' is not one of \(values)")
             }
             self = .loop(known)
+        case .shuffle:
+            let status = try fields.decodeIfPresent(String.self, forKey: .status)
+            guard let status else {
+                self = .shuffle(nil)
+                return
+            }
+            guard let known = ShuffleStatus(named: status) else {
+                let values = ShuffleStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ControlError("shuffle: '\(status)' is not one of \(values)")
+            }
+            self = .shuffle(known)
         }
     }
 
@@ -224,6 +238,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             try fields.encode(id, forKey: .item)
             try fields.encode(position, forKey: .to)
         case .loop(let status):
+            try fields.encodeIfPresent(status?.rawValue, forKey: .status)
+        case .shuffle(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .play, .pause, .playPause, .stop, .next, .previous, .status, .metadata, .queue, .clear, .background,
             .foreground, .quit:

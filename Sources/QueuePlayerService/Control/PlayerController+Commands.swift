@@ -79,6 +79,13 @@ extension PlayerController {
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .clear: player.removeAllItems()
         case .loop(let status): if let status { player.repeatMode = status.repeatMode }
+        case .shuffle(let status):
+            switch status {
+            case nil: break
+            case .on: player.shuffleMode = .items
+            case .off: player.shuffleMode = .off
+            case .toggle: player.shuffleMode = player.shuffleMode == .off ? .items : .off
+            }
         case .queue:
             let entries = player.entries()
             return ControlReply(

@@ -20,12 +20,15 @@ extension PlayerController {
         player.volume = saved.volume
         player.actionAtItemEnd = saved.holdsAtItemEnd ? .pause : .advance
         player.repeatMode = saved.loop.repeatMode
+        // Before the queue: the saved order is the shuffled one, kept as it was.
+        player.shuffleMode = saved.shuffles ? .items : .off
         player.restoreHistory(saved.history)
         state.withLock { state in
             state.savedHistory = saved.history
             state.savedCheckpoint = Checkpoint(
                 positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
-                holdsAtItemEnd: saved.holdsAtItemEnd, loop: saved.loop, isPlaying: saved.wasPlaying)
+                holdsAtItemEnd: saved.holdsAtItemEnd, loop: saved.loop, shuffles: saved.shuffles,
+                isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
@@ -59,13 +62,14 @@ extension PlayerController {
         let checkpoint = Checkpoint(
             positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
-            loop: LoopStatus(player.repeatMode), isPlaying: player.isPlaybackRequested)
+            loop: LoopStatus(player.repeatMode), shuffles: player.shuffleMode == .items,
+            isPlaying: player.isPlaybackRequested)
         checkpointEpisode(at: time)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
                 volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, loop: checkpoint.loop,
-                isPlaying: checkpoint.isPlaying)
+                shuffles: checkpoint.shuffles, isPlaying: checkpoint.isPlaying)
         }
     }
 

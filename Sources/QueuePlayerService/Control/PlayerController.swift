@@ -57,6 +57,7 @@ package final class PlayerController: Sendable {
         var volume: Float
         var holdsAtItemEnd: Bool
         var loop: LoopStatus
+        var shuffles: Bool
         var isPlaying: Bool
     }
 

@@ -12,7 +12,7 @@ extension MPDCommandRunner {
         let snapshot = state.snapshot
         var fields: [(String, String)] = [
             ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", snapshot.loop == .none ? "0" : "1"),
-            ("random", "0"), ("single", snapshot.loop == .track ? "1" : "0"), ("consume", "1"),
+            ("random", snapshot.shuffle ? "1" : "0"), ("single", snapshot.loop == .track ? "1" : "0"), ("consume", "1"),
             ("partition", "default"),
             ("playlist", "\(versions.version(of: state.queue))"), ("playlistlength", "\(state.queue.count)"),
             ("mixrampdb", "0"), ("state", Self.stateName(snapshot.status)),

@@ -189,6 +189,9 @@ package struct MPDCommandRunner: Sendable {
         "single": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.setSingle(arguments[0])
         },
+        "random": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.carryOut(.shuffle(try MPDArguments.boolean(arguments[0]) ? .on : .off))
+        },
         "consume": Command(permission: .player, arguments: 1...1) { _, arguments throws(MPDError) in
             guard try MPDArguments.boolean(arguments[0]) else {
                 throw MPDError(.argument, "played songs always leave the queue here; consume cannot be turned off")

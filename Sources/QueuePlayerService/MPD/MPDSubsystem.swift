@@ -9,7 +9,7 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
 
     /// What changed between `old` and `new` (each a snapshot with the queue read with it): `playlist` when the queue
     /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, or its
-    /// tags changed (a station's title); `mixer` when the volume did; `options` when the repeat mode did. Everything
+    /// tags changed (a station's title); `mixer` when the volume did; `options` when the repeat or shuffle mode did. Everything
     /// when there is no `old`.
     package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> Set<MPDSubsystem> {
         guard let old else { return [.playlist, .player, .mixer, .options] }
@@ -18,7 +18,7 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
         let (was, now) = (old.snapshot, new.snapshot)
         if was.status != now.status || was.current != now.current || was.jumps != now.jumps { changed.insert(.player) }
         if was.volume != now.volume { changed.insert(.mixer) }
-        if was.loop != now.loop { changed.insert(.options) }
+        if was.loop != now.loop || was.shuffle != now.shuffle { changed.insert(.options) }
         return changed
     }
 }

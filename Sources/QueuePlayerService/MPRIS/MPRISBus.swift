@@ -275,7 +275,8 @@ package final class MPRISBus: @unchecked Sendable {
         let snapshot = state.snapshot
         switch property {
         case "CanQuit", "HasTrackList", "CanControl", "CanEditTracks": return append(reply, bool: true)
-        case "CanRaise", "CanSetFullscreen", "Fullscreen", "Shuffle": return append(reply, bool: false)
+        case "CanRaise", "CanSetFullscreen", "Fullscreen": return append(reply, bool: false)
+        case "Shuffle": return append(reply, bool: snapshot.shuffle)
         case "Identity": return append(reply, string: "QueuePlayer")
         case "SupportedUriSchemes": return appendStrings(reply, ["file", "http", "https"])
         case "SupportedMimeTypes": return appendStrings(reply, ["audio/mpeg"])
@@ -320,9 +321,7 @@ package final class MPRISBus: @unchecked Sendable {
         case "Shuffle":
             var shuffle: Int32 = 0
             _ = sd_bus_message_read_basic(value, CChar(UInt8(ascii: "b")), &shuffle)
-            guard shuffle == 0 else {
-                return sd_bus_error_set(error, Self.errorName, "QueuePlayer plays the queue in order: no shuffle")
-            }
+            _ = controller.execute(.shuffle(shuffle == 0 ? .off : .on), id: nil)
         default:
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) is read-only")
         }

@@ -87,6 +87,7 @@ package struct MPRISState: Equatable {
         if snapshot.volume != old.snapshot.volume { changed.append("Volume") }
         if snapshot.hasNext != old.snapshot.hasNext { changed.append("CanGoNext") }
         if snapshot.loop != old.snapshot.loop { changed.append("LoopStatus") }
+        if snapshot.shuffle != old.snapshot.shuffle { changed.append("Shuffle") }
         return changed
     }
 

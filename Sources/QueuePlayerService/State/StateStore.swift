@@ -31,6 +31,7 @@ package final class StateStore: Sendable {
         package var holdsAtItemEnd: Bool
         /// What plays again.
         package var loop: LoopStatus
+        package var shuffles: Bool
         package var wasPlaying: Bool
         package var history: [URL]
     }
@@ -135,6 +136,11 @@ package final class StateStore: Sendable {
                 table.add(column: "loopStatus", .text).notNull().defaults(to: LoopStatus.none.rawValue)
             }
         }
+        migrator.registerMigration("v6: shuffle") { database in
+            try database.alter(table: "player") { table in
+                table.add(column: "shuffles", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 
@@ -152,7 +158,7 @@ package final class StateStore: Sendable {
     /// Records where playback is and how it is set up.
     package func checkpoint(
         positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, loop: LoopStatus,
-        isPlaying: Bool
+        shuffles: Bool, isPlaying: Bool
     ) throws {
         // One statement, compiled once and kept: it runs every second while playing. On its own it is a
         // transaction (SQLite's autocommit), so GRDB's BEGIN and COMMIT around it would only add two statements.
@@ -160,10 +166,12 @@ package final class StateStore: Sendable {
             try database.cachedStatement(
                 sql: """
                     UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
-                    loopStatus = ?, wasPlaying = ? WHERE id = 1
+                    loopStatus = ?, shuffles = ?, wasPlaying = ? WHERE id = 1
                     """
             ).execute(
-                arguments: [positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, loop.rawValue, isPlaying])
+                arguments: [
+                    positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, loop.rawValue, shuffles, isPlaying,
+                ])
         }
     }
 
@@ -191,6 +199,7 @@ package final class StateStore: Sendable {
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
                 loop: (player?["loopStatus"] as String?).flatMap(LoopStatus.init(named:)) ?? .none,
+                shuffles: player?["shuffles"] ?? false,
                 wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemLocation: $0) })
         }
     }

@@ -160,27 +160,24 @@ struct LoopVerb: ParsableCommand {
     }
 }
 
-/// `shuffle`: the standard playerctl's verb for a setting this player does not have yet. It plays its queue in
-/// order: it prints `Off` (as MPRIS's Shuffle says), accepts that value, and refuses `On` and `Toggle` with an error
-/// that says why (exit 1).
+/// `shuffle [On|Off|Toggle]`: the standard playerctl's verb for whether the queue plays shuffled (MPRIS's Shuffle):
+/// prints `On` or `Off`, or sets it.
 struct ShuffleVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "shuffle", abstract: "Print the shuffle status (always Off), or set it (Off only).")
+        commandName: "shuffle", abstract: "Print whether the queue plays shuffled (On or Off), or set it.")
     @OptionGroup var options: ClientOptions
     @OptionGroup var output: PrintOptions
-    @Argument(help: ArgumentHelp("Off (On and Toggle are refused).", valueName: "status")) var value: String?
+    @Argument(help: ArgumentHelp("On, Off or Toggle.", valueName: "status")) var value: String?
 
     func run() throws {
         guard let value else {
-            try output.print(ControlRequest(.status), with: options) { _ in "Off" }
+            try output.print(ControlRequest(.shuffle(nil)), with: options) { $0.shuffle ? "On" : "Off" }
             return
         }
-        _ = try options.call(ControlRequest(.status))
-        switch value.lowercased() {
-        case "off": return
-        case "on", "toggle":
-            options.fail("playerctl: shuffle \(value): QueuePlayer plays its queue in order and does not shuffle yet")
-        default: options.fail("playerctl: shuffle: '\(value)' is not one of On, Off, Toggle")
+        guard let status = ShuffleStatus(named: value) else {
+            let values = ShuffleStatus.allCases.map(\.rawValue).joined(separator: ", ")
+            options.fail("playerctl: shuffle: '\(value)' is not one of \(values)")
         }
+        _ = try options.call(ControlRequest(.shuffle(status)))
     }
 }

@@ -71,9 +71,7 @@ struct SnapcastPluginRequest: Decodable {
             }
             return .daemon(ControlRequest(.loop(status)))
         }
-        if params?.shuffle ?? false {
-            return .refused(code: -32602, message: "QueuePlayer plays its queue in order and does not shuffle")
-        }
+        if let shuffle = params?.shuffle { return .daemon(ControlRequest(.shuffle(shuffle ? .on : .off))) }
         if params?.mute ?? false { return .refused(code: -32602, message: "QueuePlayer has no mute: set volume 0") }
         if let rate = params?.rate, rate != 1 {
             return .refused(code: -32602, message: "QueuePlayer plays at rate 1 only")

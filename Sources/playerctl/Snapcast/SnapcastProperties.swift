@@ -18,7 +18,7 @@ struct SnapcastProperties: Encodable, Equatable {
     var playbackStatus: String
     /// What plays again: `none`, `track` or `playlist`.
     var loopStatus = "none"
-    /// Always false: QueuePlayer plays its queue in order.
+    /// True while the queue plays shuffled.
     var shuffle = false
     /// 0 to 100.
     var volume: Int
@@ -52,6 +52,7 @@ struct SnapcastProperties: Encodable, Equatable {
         }
         volume = Int((state.volume * 100).rounded())
         loopStatus = state.loop.rawValue.lowercased()
+        shuffle = state.shuffle
         position = state.position
         canGoNext = state.hasNext
         canGoPrevious = state.current != nil
