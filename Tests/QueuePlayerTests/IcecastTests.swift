@@ -55,6 +55,31 @@ struct IcecastTests {
         try await source.stop()
     }
 
+    @Test(
+        "a station whose icecast2 crashes while it plays is started again by the station, and heard back",
+        .timeLimit(.minutes(1)))
+    func stationHeardBackAfterCrash() async throws {
+        let station = try await IcecastStation(
+            mount: "/radio.mp3", file: Fixtures.mp3("sweep-44k-4s"), name: "QP Radio")
+        let engine = queued([station.server.url("/radio.mp3")], on: NullSink(pacing: .unpaced))
+        let (stream, tell) = AsyncStream.makeStream(of: PlaybackEvent.self)
+        engine.listen { tell.yield($0) }
+        var events = stream.makeAsyncIterator()
+        engine.play()
+        while let event = await events.next() { if case .itemStarted = event { break } }
+        let crashed = try #require(station.server.processIdentifier)
+        kill(crashed, SIGSEGV)
+        var heardBack = false
+        while !heardBack, let event = await events.next() { if case .liveGap = event { heardBack = true } }
+        #expect(heardBack, "the station was heard back after the crash")
+        #expect(await station.crashes == 1 && station.server.processIdentifier != crashed)
+        #expect(await station.failedRestarts.isEmpty)
+        #expect(engine.queue().count == 1, "the live item is still the one playing")
+        engine.shutdown()
+        tell.finish()
+        try await station.takeDown(stoppingServer: true)
+    }
+
     /// Every half second of `engine`'s item heard, in order: a periodic observer reports each multiple, even those a
     /// fast sink renders at once, so no time heard can be missed. An item that ends or fails ends the times too, and
     /// the test with them.

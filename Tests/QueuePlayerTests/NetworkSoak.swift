@@ -34,8 +34,11 @@ struct NetworkSoak {
         var seed: UInt64
         var outages: [Outage] = []
         var titlesHeard = 0
-        /// Losses told while nothing was taken away: the station is meant to play on through them.
+        /// Losses told while nothing was taken away: the station is meant to play on through them, unless icecast2
+        /// crashed (``IcecastStation``).
         var unexpectedGaps = 0
+        /// Crashes of icecast2 while the station was up, each an outage the soak did not make.
+        var icecastCrashes = 0
         var episodes = 0
         var episodesBitExact = 0
         var drops = 0
@@ -59,7 +62,7 @@ struct NetworkSoak {
                 \(outages.count - down) of the source; \(Self.format(outages.map(\.seconds).reduce(0, +))) s in all, \
                 longest \(Self.format(outages.map(\.seconds).max() ?? 0)) s); sound back after the station answered: \
                 median \(Self.format(median)) s, slowest \(Self.format(returns.last ?? 0)) s; \(titlesHeard) titles \
-                heard; \(unexpectedGaps) gaps without an outage; \(episodesBitExact) of \(episodes) episodes \
+                heard; \(unexpectedGaps) gaps without an outage; \(icecastCrashes) icecast2 crashes; \(episodesBitExact) of \(episodes) episodes \
                 bit-exact through \(drops) drops; \(warnings) warnings; after \(NetworkSoak.warmUpCycles) outages \
                 and at most after them: descriptors \(descriptors.afterWarmUp) (\(descriptorKinds.afterWarmUp)), \
                 \(descriptors.peak) (\(descriptorKinds.atPeak)); threads \
@@ -87,13 +90,11 @@ struct NetworkSoak {
         var random = SeededGenerator(state: seed)
         var report = Report(seed: seed)
         let started = ContinuousClock.now
-        let icecast = try IcecastServer()
-        let tune = Fixtures.mp3("stereo-44k-5s")
-        var source: IcecastSource? = try await IcecastSource(
-            server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
+        let station = try await IcecastStation(
+            mount: "/radio.mp3", file: Fixtures.mp3("stereo-44k-5s"), name: "QP Radio")
         let log = CapturedLog()
         let engine = PlaybackEngine(sink: NullSink(pacing: .unpaced), logger: log.logger)
-        engine.enqueue([icecast.url("/radio.mp3")])
+        engine.enqueue([station.server.url("/radio.mp3")])
         let (stamped, tell) = AsyncStream.makeStream(of: Stamped.self)
         engine.listen { event in tell.yield((.now, event)) }
         // A step that outlasts the longest outage by half a minute is stuck: say which, and end the station's events
@@ -121,8 +122,9 @@ struct NetworkSoak {
             cycle += 1
             let title = "Soak \(cycle): Zoë’s “東京” ♫"
             watch.begin("cycle \(cycle): setting the title")
-            let set = await icecast.setTitle(title, of: "/radio.mp3")
-            guard set.status == 0 else { throw Failure(description: "Icecast refused a title: \(set.standardError)") }
+            if let refusal = try await station.setTitle(title) {
+                throw Failure(description: "Icecast refused a title: \(refusal)")
+            }
             watch.begin("cycle \(cycle): hearing the title")
             _ = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s title to be heard") { event in
                 if case .metadataChanged(_, let metadata) = event { metadata.title == title } else { false }
@@ -132,9 +134,7 @@ struct NetworkSoak {
             let serverDown = Bool.random(using: &random)
             let length = Double.random(in: 1...longestOutage, using: &random)
             watch.begin("cycle \(cycle): stopping the source")
-            try await source?.stop()
-            source = nil
-            if serverDown { icecast.stop() }
+            try await station.takeDown(stoppingServer: serverDown)
             // The fault lasts this long; an episode plays meanwhile.
             let cuts = (0..<Int.random(in: 1...3, using: &random)).map { _ in
                 Int.random(in: 2_000...20_000, using: &random)
@@ -148,22 +148,29 @@ struct NetworkSoak {
             if exact { report.episodesBitExact += 1 }
 
             watch.begin("cycle \(cycle): starting the source again (icecast2 stopped: \(serverDown))")
-            if serverDown { try icecast.start() }
-            source = try await IcecastSource(server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
-            let answering = ContinuousClock.now
+            try await station.bringUp()
+            let answering = await station.answeringSince
             watch.begin("cycle \(cycle): hearing the station back")
             let back = try await next(&events, report: &report, waitingFor: "cycle \(cycle)'s outage to end") {
                 if case .liveGap = $0 { true } else { false }
             }
+            // A crash's restart before the sound came back starts the wait again.
+            let restarted = await station.answeringSince
+            let waitedFrom = restarted < back ? restarted : answering
             report.outages.append(
-                .init(serverDown: serverDown, seconds: length, soundBack: (back - answering).inSeconds))
+                .init(serverDown: serverDown, seconds: length, soundBack: (back - waitedFrom).inSeconds))
             guard engine.queue().count == 1 else { throw Failure(description: "the queue moved on: \(engine.queue())") }
             // At the same moment of every cycle: the station back, no episode playing.
             report.measure(cycle: cycle)
         }
         report.warnings = log.messages(at: .warning).count
+        report.icecastCrashes = await station.crashes
+        let failedRestarts = await station.failedRestarts
+        guard failedRestarts.isEmpty else {
+            throw Failure(description: "icecast2 crashed and could not be started again: \(failedRestarts)")
+        }
         watch.begin("the end: stopping the source")
-        try await source?.stop()
+        try await station.takeDown(stoppingServer: true)
         report.wallSeconds = (ContinuousClock.now - started).inSeconds
         return report
     }

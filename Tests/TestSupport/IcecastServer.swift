@@ -61,6 +61,9 @@ public final class IcecastServer: Sendable {
     /// Starts the server again if it crashed (not when stopped with ``stop()``), and says whether it did.
     public func startAgainIfItDied() throws -> Bool { try server.startAgainIfItDied() }
 
+    /// Calls `handler` (on any thread) each time icecast2 exits after it was up without being stopped: it crashed.
+    public func onCrash(_ handler: @escaping @Sendable () -> Void) { server.onCrash(handler) }
+
     /// The listeners' URL of `mount` ("/radio.mp3").
     public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
 
@@ -157,6 +160,9 @@ public final class IcecastSource: Sendable {
         guard (try? await channel.writeAndFlush(ByteBuffer(string: head))) != nil else { return (channel, nil) }
         return (channel, try await answered.futureResult.get())
     }
+
+    /// False once the connection to Icecast is closed (by ``stop()``, or by Icecast going away).
+    public var isConnected: Bool { channel.isActive }
 
     /// Stops sending and disconnects: Icecast drops the mount and its listeners.
     public func stop() async throws {

@@ -8,8 +8,18 @@ public final class ServerProcess: Sendable {
     private let arguments: [String]
     private let readyPort: Int
     private let log: String
-    /// The running process; nil while stopped.
-    private let process = Mutex<Process?>(nil)
+    private let running = Mutex(Running())
+    /// Called when a process that was up exits without ``stop()``.
+    private let crashHandler = Mutex<(@Sendable () -> Void)?>(nil)
+
+    private struct Running {
+        /// The running process; nil while stopped.
+        var process: Process?
+        /// True once `process` answered on the ready port: an exit after that is a crash.
+        var isUp = false
+        /// True once `process`'s crash was told: its termination handler and ``start()`` may both find it.
+        var crashTold = false
+    }
 
     /// A server run as `executable arguments`, up once `readyPort` answers; `log` is where to look when it does not
     /// come up. Not started yet.
@@ -26,7 +36,8 @@ public final class ServerProcess: Sendable {
     /// within 5 s.
     public func start() throws {
         let process = try Subprocess.launch(executable, arguments)
-        self.process.withLock { $0 = process }
+        running.withLock { $0 = Running(process: process) }
+        process.terminationHandler = { [weak self] ended in self?.tellCrash(of: ended) }
         let deadline = Date().addingTimeInterval(5)
         while !LoopbackPort.answers(readyPort) {
             guard Date() < deadline, process.isRunning else {
@@ -36,6 +47,9 @@ public final class ServerProcess: Sendable {
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
+        running.withLock { if $0.process === process { $0.isUp = true } }
+        // Ended between answering and being marked up: its termination handler did not count it as a crash.
+        if !process.isRunning { tellCrash(of: process) }
     }
 
     /// Stops the server at once, as a crash would: its clients lose their connections and its ports refuse until
@@ -43,7 +57,7 @@ public final class ServerProcess: Sendable {
     /// blocks SIGTERM (the daemon's signal handling blocks it, in-process too): `terminate()` then did nothing, and
     /// the wait for the exit never ended.
     public func stop() {
-        guard let process = process.withLock({ $0.take() }) else { return }
+        guard let process = running.withLock({ $0.process.take() }) else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
@@ -51,15 +65,30 @@ public final class ServerProcess: Sendable {
     /// Starts the server again if it exited without being told to (it crashed), and says whether it did. Nothing
     /// when it runs, or was stopped with ``stop()``. Throws as ``start()`` does.
     public func startAgainIfItDied() throws -> Bool {
-        let died = process.withLock { process in
-            guard let running = process, !running.isRunning else { return false }
-            process = nil
+        let died = running.withLock { running in
+            guard let process = running.process, !process.isRunning else { return false }
+            running.process = nil
             return true
         }
         if died { try start() }
         return died
     }
 
+    /// Calls `handler` (on any thread) once for each process of this server that exits after it was up without
+    /// being told to: it crashed. The handler may call ``startAgainIfItDied()``.
+    public func onCrash(_ handler: @escaping @Sendable () -> Void) {
+        crashHandler.withLock { $0 = handler }
+    }
+
     /// The running process's id; nil while stopped.
-    public var processIdentifier: pid_t? { process.withLock { $0?.processIdentifier } }
+    public var processIdentifier: pid_t? { running.withLock { $0.process?.processIdentifier } }
+
+    private func tellCrash(of ended: Process) {
+        let crashed = running.withLock { running in
+            guard running.process === ended, running.isUp, !running.crashTold, !ended.isRunning else { return false }
+            running.crashTold = true
+            return true
+        }
+        if crashed { crashHandler.withLock { $0 }?() }
+    }
 }
