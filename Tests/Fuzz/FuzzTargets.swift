@@ -21,6 +21,10 @@ enum FuzzTarget: String, CaseIterable {
     case manifest
     /// Bytes as a `--format` template, rendered with a full set of values.
     case template
+    /// Bytes as an MPD client's stream, cut into reads as `control` is: split into lines with MPD's line limit,
+    /// framed by an MPD session (command lists, idle), each command line tokenized, and each argument read as every
+    /// kind of MPD argument (number, range, seconds, boolean).
+    case mpd
 
     private static let quiet = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
 
@@ -31,13 +35,16 @@ enum FuzzTarget: String, CaseIterable {
         case .control: Self.readControlStream(bytes)
         case .manifest: Self.loadManifest(bytes)
         case .template: Self.renderTemplate(bytes)
+        case .mpd: Self.readMPDStream(bytes)
         }
     }
 
-    /// A file holding the input, rewritten for each one: the decoder and the manifest loader read files.
+    /// A file holding the input, rewritten for each one: the decoder and the manifest loader read files. Removed
+    /// when the process exits, so that replaying the corpus at every test run leaves nothing behind.
     private static let scratchFile: URL = {
         let url = URL(fileURLWithPath: "/tmp/queueplayer-fuzz-\(getpid())")
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        atexit { unlink("/tmp/queueplayer-fuzz-\(getpid())") }
         return url
     }()
 
@@ -82,7 +89,15 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     private static func readControlStream(_ bytes: UnsafeRawBufferPointer) {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(ControlLineDecoder(maximumLength: 64)))
+        forEachLine(of: bytes, maximumLength: 64) { _ = ControlRequestParser.parse($0) }
+    }
+
+    /// Feeds `bytes` to a line decoder in reads of the size the first byte picks, and hands `body` each line (or
+    /// over-long line) it gives.
+    private static func forEachLine(
+        of bytes: UnsafeRawBufferPointer, maximumLength: Int, _ body: (ControlLine) -> Void
+    ) {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(ControlLineDecoder(maximumLength: maximumLength)))
         defer { _ = try? channel.finish() }
         let readSize = max(1, Int(bytes.first ?? 1))
         var offset = 0
@@ -91,10 +106,26 @@ enum FuzzTarget: String, CaseIterable {
             var buffer = channel.allocator.buffer(capacity: end - offset)
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
             guard (try? channel.writeInbound(buffer)) != nil else { return }
-            while let line = try? channel.readInbound(as: ControlLine.self) {
-                _ = ControlRequestParser.parse(line)
-            }
+            while let line = try? channel.readInbound(as: ControlLine.self) { body(line) }
             offset = end
+        }
+    }
+
+    private static func readMPDStream(_ bytes: UnsafeRawBufferPointer) {
+        var session = MPDSession()
+        forEachLine(of: bytes, maximumLength: MPDServer.maximumLineLength) { line in
+            guard case .line(var buffer) = line else { return }
+            let text = buffer.readString(length: buffer.readableBytes) ?? ""
+            guard case .execute(let lines, _, _) = session.receive(text) else { return }
+            for line in lines {
+                guard let request = try? MPDRequest.parse(line[...]) else { continue }
+                for argument in request.arguments {
+                    _ = try? MPDArguments.range(argument, count: 5)
+                    _ = try? MPDArguments.integer(argument, in: -1...100)
+                    _ = try? MPDArguments.seconds(argument)
+                    _ = try? MPDArguments.boolean(argument)
+                }
+            }
         }
     }
 

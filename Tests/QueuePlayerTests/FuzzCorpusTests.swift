@@ -7,7 +7,7 @@ import Testing
 /// the ordinary build: every input the fuzzers kept, and every one that once crashed them, must run to its end.
 @Suite("The fuzz corpus replays without a crash", .tier(.deterministic))
 struct FuzzCorpusTests {
-    @Test("every input of the target's corpus", arguments: ["mp3", "control", "manifest", "template"])
+    @Test("every input of the target's corpus", arguments: ["mp3", "control", "manifest", "template", "mpd"])
     func replay(_ target: String) async throws {
         let corpus = Fixtures.packageRoot.appendingPathComponent("Tests/Fuzz/Corpus/\(target)").path
         let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { !$0.hasPrefix(".") }
