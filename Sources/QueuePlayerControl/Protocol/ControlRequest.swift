@@ -188,26 +188,11 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .move: self = .move(try required(.item, "a queue id"), to: try required(.to, "a position"))
         case .loop:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
-            guard let status else {
-                self = .loop(nil)
-                return
-            }
-            guard let known = LoopStatus(named: status) else {
-                let values = LoopStatus.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ControlError("loop: '\(status)' is not one of \(values)")
-            }
-            self = .loop(known)
+            self = .loop(try status.map { name throws(ControlError) in try LoopStatus.named(name, in: "loop") })
         case .shuffle:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
-            guard let status else {
-                self = .shuffle(nil)
-                return
-            }
-            guard let known = ShuffleStatus(named: status) else {
-                let values = ShuffleStatus.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ControlError("shuffle: '\(status)' is not one of \(values)")
-            }
-            self = .shuffle(known)
+            self = .shuffle(
+                try status.map { name throws(ControlError) in try ShuffleStatus.named(name, in: "shuffle") })
         }
     }
 

@@ -153,8 +153,7 @@ struct LoopVerb: ParsableCommand {
             return
         }
         guard let status = LoopStatus(named: value) else {
-            let values = LoopStatus.allCases.map(\.rawValue).joined(separator: ", ")
-            options.fail("playerctl: loop: '\(value)' is not one of \(values)")
+            options.fail("playerctl: loop: '\(value)' is not one of \(LoopStatus.names)")
         }
         _ = try options.call(ControlRequest(.loop(status)))
     }
@@ -175,8 +174,7 @@ struct ShuffleVerb: ParsableCommand {
             return
         }
         guard let status = ShuffleStatus(named: value) else {
-            let values = ShuffleStatus.allCases.map(\.rawValue).joined(separator: ", ")
-            options.fail("playerctl: shuffle: '\(value)' is not one of \(values)")
+            options.fail("playerctl: shuffle: '\(value)' is not one of \(ShuffleStatus.names)")
         }
         _ = try options.call(ControlRequest(.shuffle(status)))
     }
