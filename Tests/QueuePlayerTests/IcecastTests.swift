@@ -72,7 +72,9 @@ struct IcecastTests {
         var heardBack = false
         while !heardBack, let event = await events.next() { if case .liveGap = event { heardBack = true } }
         #expect(heardBack, "the station was heard back after the crash")
-        #expect(await station.crashes == 1 && station.server.processIdentifier != crashed)
+        // At least the crash made here: Debian's icecast2 may also die on its own as the source connects again, and is
+        // started again each time (a fresh-clone run met that once).
+        #expect(await station.crashes >= 1 && station.server.processIdentifier != crashed)
         #expect(await station.failedRestarts.isEmpty)
         #expect(engine.queue().count == 1, "the live item is still the one playing")
         engine.shutdown()
