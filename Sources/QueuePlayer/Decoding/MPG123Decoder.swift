@@ -147,6 +147,25 @@ package final class MPG123Decoder: AudioDecoder {
         mpg123_delete(handle)
     }
 
+    /// The pictures of the local file at `url`'s ID3v2 tag (APIC frames), in the tag's order; none when it has no
+    /// tag. Throws the ``DecoderError`` opening the file would throw, naming it. Reads the tag and the first frame.
+    package static func pictures(in url: URL) throws(DecoderError) -> [ItemPicture] {
+        try checkReadableFile(url)
+        let handle = try openHandle(url, reading: fileReader(url), keepsPictures: true)
+        defer { mpg123_delete(handle) }
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_meta_check(handle) & MPG123_ID3 != 0, mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue,
+            let tag = v2?.pointee, let pictures = tag.picture
+        else { return [] }
+        return (0..<tag.pictures).map { index in
+            var picture = pictures[index]
+            let bytes = picture.data.map { Array(UnsafeBufferPointer(start: $0, count: picture.size)) } ?? []
+            let mimeType = strings(in: &picture.mime_type).first ?? ""
+            return ItemPicture(kind: Int(UInt8(bitPattern: picture.type)), mimeType: mimeType, bytes: bytes)
+        }
+    }
+
     /// True when the first frame carried a LAME header: libmpg123 then knows the encoder delay and padding, and
     /// with them the exact gapless length, without reading the rest of the file.
     private static func lengthIsExact(_ handle: OpaquePointer) -> Bool {
@@ -184,7 +203,7 @@ package final class MPG123Decoder: AudioDecoder {
     /// A configured handle reading `url` from `source`, and its first frame parsed. `remoteHead` is what a remote
     /// item's server said of it. Throws ``DecoderError`` naming the file or URL.
     private static func openHandle(
-        _ url: URL, reading source: any ByteSource, remoteHead: HTTPBuffer.Head? = nil
+        _ url: URL, reading source: any ByteSource, remoteHead: HTTPBuffer.Head? = nil, keepsPictures: Bool = false
     ) throws(DecoderError) -> OpaquePointer {
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
@@ -193,7 +212,7 @@ package final class MPG123Decoder: AudioDecoder {
                 suggestion: "Check that libmpg123 is installed correctly (apt-get install libmpg123-0)")
         }
         do throws(DecoderError) {
-            try configure(handle, url: url, remoteHead: remoteHead)
+            try configure(handle, url: url, remoteHead: remoteHead, keepsPictures: keepsPictures)
             try open(url, reading: source, on: handle)
             if let length = remoteHead?.length {
                 mpg123_set_filesize(handle, length)
@@ -477,11 +496,13 @@ package final class MPG123Decoder: AudioDecoder {
 
     /// Sets gapless stereo Float32 output at every rate. For a remote item (`remoteHead`), libmpg123 does not look
     /// at the end for an ID3v1 tag, which would fetch the end before the start; a remote file of known length stays
-    /// seekable (its source fetches ranges); a live stream is read through a small look-ahead buffer.
+    /// seekable (its source fetches ranges); a live stream is read through a small look-ahead buffer. With
+    /// `keepsPictures`, the ID3v2 tag's pictures are kept.
     private static func configure(
-        _ handle: OpaquePointer, url: URL, remoteHead: HTTPBuffer.Head?
+        _ handle: OpaquePointer, url: URL, remoteHead: HTTPBuffer.Head?, keepsPictures: Bool
     ) throws(DecoderError) {
         var flags = MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_QUIET.rawValue
+        if keepsPictures { flags |= MPG123_PICTURE.rawValue }
         if let remoteHead {
             flags |= MPG123_NO_PEEK_END.rawValue
             // A live stream is joined anywhere: without looking ahead to the next header, libmpg123 may take a
@@ -520,7 +541,8 @@ package final class MPG123Decoder: AudioDecoder {
         return fromV2.filling(from: fromV1)
     }
 
-    /// Reads TIT2, TPE1 and TALB; a frame may hold several NUL-separated values (ID3v2.4), all UTF-8 by now.
+    /// Reads the text frames ``ItemMetadata`` names; a frame may hold several NUL-separated values (ID3v2.4), all
+    /// UTF-8 by now.
     private static func readID3v2(_ tag: mpg123_id3v2) -> ItemMetadata {
         var metadata = ItemMetadata()
         for index in 0..<tag.texts {
@@ -529,10 +551,17 @@ package final class MPG123Decoder: AudioDecoder {
             var text = field.text
             let values = strings(in: &text)
             guard !values.isEmpty else { continue }
+            let joined = values.joined(separator: " / ")
             switch id {
-            case "TIT2": metadata.title = values.joined(separator: " / ")
+            case "TIT2": metadata.title = joined
             case "TPE1": metadata.artists = values
-            case "TALB": metadata.album = values.joined(separator: " / ")
+            case "TALB": metadata.album = joined
+            case "TPE2": metadata.albumArtist = joined
+            case "TRCK": metadata.track = joined
+            case "TPOS": metadata.disc = joined
+            case "TDRC", "TYER": metadata.date = metadata.date ?? joined
+            case "TCON": metadata.genre = values.map(ID3Genre.name(of:)).joined(separator: " / ")
+            case "TCOM": metadata.composer = joined
             default: break
             }
         }
@@ -547,8 +576,14 @@ package final class MPG123Decoder: AudioDecoder {
             let trimmed = text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
             return trimmed.isEmpty ? nil : String(trimmed)
         }
-        return ItemMetadata(
+        var metadata = ItemMetadata(
             title: field(tag.title), artists: field(tag.artist).map { [$0] } ?? [], album: field(tag.album))
+        metadata.date = field(tag.year)
+        metadata.genre = ID3Genre.name(number: Int(tag.genre))
+        // ID3v1.1 keeps the track number in the comment's last byte, after a NUL.
+        let comment = withUnsafeBytes(of: tag.comment) { Array($0) }
+        if comment[28] == 0, comment[29] != 0 { metadata.track = "\(comment[29])" }
+        return metadata
     }
 
     private static func strings(in text: inout mpg123_string) -> [String] {
