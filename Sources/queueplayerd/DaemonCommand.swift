@@ -151,8 +151,12 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The folder MPD clients' song names are relative to.",
-            discussion: "Default: $XDG_MUSIC_DIR (as ~/.config/user-dirs.dirs sets it), else ~/Music.",
+            "The folder MPD clients' song names are relative to, and the music index's.",
+            discussion: """
+                Default: $XDG_MUSIC_DIR (as ~/.config/user-dirs.dirs sets it), else ~/Music. Its MP3 files are \
+                indexed with their tags in the state file when the daemon first starts on it, and again on MPD's \
+                update.
+                """,
             valueName: "dir"))
     var musicDirectory: String?
 

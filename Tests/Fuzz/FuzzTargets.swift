@@ -22,8 +22,8 @@ enum FuzzTarget: String, CaseIterable {
     /// Bytes as a `--format` template, rendered with a full set of values.
     case template
     /// Bytes as an MPD client's stream, cut into reads as `control` is: split into lines with MPD's line limit,
-    /// framed by an MPD session (command lists, idle), each command line tokenized, and each argument read as every
-    /// kind of MPD argument (number, range, seconds, boolean).
+    /// framed by an MPD session (command lists, idle), each command line tokenized, its arguments read as a song
+    /// filter, and each argument read as every kind of MPD argument (number, range, seconds, boolean).
     case mpd
 
     private static let quiet = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
@@ -119,6 +119,7 @@ enum FuzzTarget: String, CaseIterable {
             guard case .execute(let lines, _, _) = session.receive(text) else { return }
             for line in lines {
                 guard let request = try? MPDRequest.parse(line[...]) else { continue }
+                _ = try? MPDSongFilter.parse(request.arguments, foldsCase: request.name.hasPrefix("search"))
                 for argument in request.arguments {
                     _ = try? MPDArguments.range(argument, count: 5)
                     _ = try? MPDArguments.integer(argument, in: -1...100)

@@ -119,8 +119,8 @@ struct MPDCommandTests {
         let run = { (lines: [String]) in guest.run(lines: lines, listOK: false).text }
         #expect(run(["status"]) == "ACK [4@0] {status} you don't have permission for \"status\"\n")
         #expect(
-            run(["commands"]) == "command: close\ncommand: commands\ncommand: notcommands\ncommand: password\n"
-                + "command: ping\ncommand: tagtypes\nOK\n")
+            run(["commands"]) == "command: binarylimit\ncommand: close\ncommand: commands\ncommand: notcommands\n"
+                + "command: password\ncommand: ping\ncommand: tagtypes\nOK\n")
         #expect(run(["password wrong"]) == "ACK [3@0] {password} incorrect password\n")
         #expect(run(["password secret", "add stereo-44k-5s.mp3"]) == "OK\n")
         #expect(run(["play"]) == "ACK [4@0] {play} you don't have permission for \"play\"\n")

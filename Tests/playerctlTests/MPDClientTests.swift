@@ -75,6 +75,26 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
+    @Test("mpc browses the music index: update, ls, find, search, list, stats, findadd")
+    func mpcBrowses() async throws {
+        let daemon = try await Daemon("mpd-browse")
+        // The daemon indexes its folder as it starts; mpc waits for the end of another update (idle update).
+        let update = await daemon.mpc("update", "--wait")
+        #expect(update.status == 0, "\(update.standardError)")
+        #expect(await daemon.mpc("ls").standardOutput.contains("tagged-v24.mp3\n"))
+        let found = await daemon.mpc("-f", "%file% %title%", "find", "album", "Mornings")
+        #expect(found.standardOutput == "tagged-v23.mp3 Second Light\ntagged-v24.mp3 First Light\n", "\(found)")
+        #expect(await daemon.mpc("search", "composer", "WIECK").standardOutput == "tagged-v24.mp3\n")
+        let albums = await daemon.mpc("list", "album", "genre", "Rock")
+        #expect(albums.standardOutput == "Mornings\nOld Album\n", "\(albums)")
+        let stats = await daemon.mpc("stats")
+        #expect(stats.standardOutput.contains("Albums:") && stats.standardOutput.contains("Songs:"), "\(stats)")
+        #expect(await daemon.mpc("findadd", "title", "Second Light").status == 0)
+        let queued = await daemon.mpc("-f", "%artist% - %title% - %track%", "playlist")
+        #expect(queued.standardOutput == "Bo Li 李 - Second Light - 2\n", "\(queued)")
+        await daemon.quit()
+    }
+
     @Test("python-mpd2: an idling client hears another's change, lists run whole, errors are MPD's")
     func pythonMPD() async throws {
         let daemon = try await Daemon("mpd-python")
@@ -144,6 +164,8 @@ struct MPDClientTests {
                 await client.play()
                 status, song = await client.status(), await client.currentsong()
                 out["playing"] = [status["state"], song.get("file"), status["time"].split(":")[1]]
+                picture = await client.readpicture("tagged-v24.mp3")
+                out["picture"] = f'{picture.get("type")} {len(picture.get("binary", b""))}'
                 await client.setvol(25)
                 await client.pause(1)
                 await client.seekcur(2)
@@ -175,7 +197,8 @@ struct MPDClientTests {
         let result = await Subprocess.run("/usr/bin/python3", ["-c", script, "\(daemon.port)", "long-8k-60s.mp3"])
         #expect(result.status == 0, "\(result.standardError)")
         let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
-        #expect(out["albumart"] as? Bool == false, "not listed, so Home Assistant does not ask for pictures")
+        #expect(out["albumart"] as? Bool == true, "listed, so Home Assistant asks for pictures")
+        #expect(out["picture"] as? String == "image/png 20000", "the tag's cover, every chunk: \(out)")
         #expect(out["idle"] as? [String] == ["stop", "100", ""], "an empty queue is stopped, as mpd's: \(out)")
         #expect(out["sources"] as? [String] == [])
         #expect(out["playing"] as? [String] == ["play", "long-8k-60s.mp3", "60"], "\(out)")

@@ -9,9 +9,12 @@ extension MPDCommandRunner {
         playlists.all().map { name in Self.field("playlist", name) + Self.modified(playlists.path(of: name)) }.joined()
     }
 
+    /// MPD's `listplaylist NAME` and `listplaylistinfo NAME` (`withInfo`: each indexed song with its tags).
     func listPlaylist(_ name: String, withInfo: Bool) throws(MPDError) -> String {
-        try playlists.songs(name).map { song in
-            withInfo ? Self.songFile(song, at: musicFolder.location(of: song)) : Self.field("file", song)
+        let indexed = withInfo ? index?.current.songs ?? [:] : [:]
+        return try playlists.songs(name).map { song in
+            guard withInfo else { return Self.field("file", song) }
+            return indexed[song].map(indexedSong) ?? Self.songFile(song, at: musicFolder.location(of: song))
         }.joined()
     }
 

@@ -29,6 +29,7 @@ extension MPDCommandRunner {
             ]
             if let length = current.length { fields.append(("duration", fixedDecimals(length, places: 3))) }
         }
+        if let job = index?.runningJob { fields.append(("updating_db", "\(job)")) }
         if let waiting = snapshot.waiting, waiting != "no item to play", waiting != "buffering" {
             fields.append(("error", waiting))
         }
@@ -100,21 +101,25 @@ extension MPDCommandRunner {
     }
 
     private func songs(in positions: Range<Int>, of state: MPDPlayerState) -> String {
-        positions.map { song(state.queue[$0], at: $0, in: state) }.joined()
+        let indexed = index?.current.songs ?? [:]
+        return positions.map { song(state.queue[$0], at: $0, in: state, indexed: indexed) }.joined()
     }
 
-    /// One song as MPD prints a queued one: `file`, the file's time of change, the tags and length known (the
-    /// current song's; the others' once the folder is indexed), `Pos` and `Id`.
-    private func song(_ entry: QueueEntry, at position: Int, in state: MPDPlayerState) -> String {
-        var text = Self.songFile(musicFolder.name(of: entry.location), at: entry.location)
+    /// One song as MPD prints a queued one: `file`, the file's time of change, its tags and length (from the music
+    /// folder's index; else, for the current song, what playing it found), `Pos` and `Id`.
+    private func song(
+        _ entry: QueueEntry, at position: Int, in state: MPDPlayerState, indexed: [String: IndexedSong]? = nil
+    ) -> String {
+        let name = musicFolder.name(of: entry.location)
+        if let song = (indexed ?? index?.current.songs)?[name], entry.location.hasPrefix("/") {
+            return indexedSong(song) + "Pos: \(position)\nId: \(entry.id)\n"
+        }
+        var text = Self.songFile(name, at: entry.location)
         if let current = state.snapshot.current, current.id == entry.id {
-            if tags.wants(.artist) { text += current.artists.map { Self.field("Artist", $0) }.joined() }
-            if let title = current.title, tags.wants(.title) { text += Self.field("Title", title) }
-            if let album = current.album, tags.wants(.album) { text += Self.field("Album", album) }
-            if let station = current.stationName, tags.wants(.name) { text += Self.field("Name", station) }
-            if let length = current.length, length > 0 {
-                text += "Time: \(Int(length.rounded()))\nduration: \(fixedDecimals(length, places: 3))\n"
-            }
+            let metadata = ItemMetadata(
+                title: current.title, artists: current.artists, album: current.album, stationName: current.stationName)
+            text += MPDSongTags.lines(metadata, wanted: tags)
+            if let length = current.length, length > 0 { text += Self.length(length) }
         }
         return text + "Pos: \(position)\nId: \(entry.id)\n"
     }
@@ -129,7 +134,12 @@ extension MPDCommandRunner {
         guard let date = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date else {
             return ""
         }
-        return "Last-Modified: \(date.formatted(.iso8601))\n"
+        return lastModified(date)
+    }
+
+    /// A `Last-Modified` line saying `date`, in ISO 8601 to the second, as MPD writes it.
+    static func lastModified(_ date: Date) -> String {
+        "Last-Modified: \(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(.iso8601))\n"
     }
 
     /// A `KEY: VALUE` line; a line break inside the value (a tag may hold one) would end the line early, so it is

@@ -7,10 +7,14 @@ import QueuePlayerControl
 ///
 /// Threading: any thread; a connection runs its commands one at a time, off its event loop (`add` checks files).
 package struct MPDCommandRunner: Sendable {
-    /// What carrying out a batch came to: the text to write, and whether the connection closes after it.
+    /// What carrying out a batch came to: the bytes to write, and whether the connection closes after it.
     package struct Outcome: Equatable, Sendable {
-        package var text: String
+        /// The answers: text, with the binary chunks of `albumart` and `readpicture` where they come.
+        package var bytes: [UInt8]
         package var closes: Bool
+
+        /// The answers as text, a binary chunk decoded as UTF-8 (what tests compare).
+        package var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     let controller: PlayerController
@@ -27,12 +31,21 @@ package struct MPDCommandRunner: Sendable {
     let isLocalClient: Bool
     /// The tags this connection asked for.
     let tags = MPDTags()
+    /// The binary chunk a command leaves to be sent after its text, and the most a chunk may hold.
+    let binary = MPDBinaryChunk()
+    /// The music folder's index: MPD's database (nil: none, and the commands that need one say so).
+    let index: MusicIndex?
+    /// The daemon's time up and playing.
+    let playTime: MPDPlayTime
 
     /// A runner for one connection.
     package init(
         controller: PlayerController, musicFolder: MPDMusicFolder, playlists: MPDStoredPlaylists,
-        versions: MPDQueueVersions, feed: MPDChangeFeed, access: MPDAccess = .open, isLocalClient: Bool
+        versions: MPDQueueVersions, feed: MPDChangeFeed, index: MusicIndex? = nil,
+        playTime: MPDPlayTime = MPDPlayTime(), access: MPDAccess = .open, isLocalClient: Bool
     ) {
+        self.index = index
+        self.playTime = playTime
         self.access = access
         permissions = MPDClientPermissions(access.defaultPermissions)
         self.controller = controller
@@ -46,7 +59,7 @@ package struct MPDCommandRunner: Sendable {
     /// Carries out `lines` in order, as ``MPDSession/Step/execute(lines:isList:listOK:)`` asks: each answered
     /// `list_OK` when `listOK`; an error ends the batch with its `ACK` (numbered by its place in a list); else `OK`.
     package func run(lines: [String], listOK: Bool) -> Outcome {
-        var text = ""
+        var bytes: [UInt8] = []
         for (index, line) in lines.enumerated() {
             do throws(MPDError) {
                 let request = try MPDRequest.parse(line[...])
@@ -61,20 +74,26 @@ package struct MPDCommandRunner: Sendable {
                         throw MPDError(.argument, Self.arityMessage(command.arguments, request))
                     }
                     guard let answer = try command.run(self, request.arguments) else {
-                        return Outcome(text: text, closes: true)
+                        return Outcome(bytes: bytes, closes: true)
                     }
-                    text += answer
+                    bytes += answer.utf8
+                    if let chunk = binary.take() {
+                        bytes += "binary: \(chunk.count)\n".utf8
+                        bytes += chunk
+                        bytes += "\n".utf8
+                    }
                 } catch {
                     var error = error
                     error.command = request.name
                     throw error
                 }
-                if listOK { text += "list_OK\n" }
+                if listOK { bytes += "list_OK\n".utf8 }
             } catch {
-                return Outcome(text: text + error.line(index: index), closes: error.closesConnection)
+                binary.discard()
+                return Outcome(bytes: bytes + error.line(index: index).utf8, closes: error.closesConnection)
             }
         }
-        return Outcome(text: text + "OK\n", closes: false)
+        return Outcome(bytes: bytes + "OK\n".utf8, closes: false)
     }
 
     /// True when every one of `lines` is quick to carry out: no file read or written (beyond one file's time of
@@ -89,7 +108,9 @@ package struct MPDCommandRunner: Sendable {
 
     private static let slowCommands: Set<String> = [
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
-        "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges",
+        "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges", "listall",
+        "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
+        "readpicture", "listfiles",
     ]
 
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
@@ -207,6 +228,48 @@ package struct MPDCommandRunner: Sendable {
         "lsinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.listInfo(arguments.first)
         },
+        "listall": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.listAll(arguments.first, withInfo: false)
+        },
+        "listallinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.listAll(arguments.first, withInfo: true)
+        },
+        "update": Command(permission: .control, arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.update(arguments.first, rereadingAll: false)
+        },
+        "rescan": Command(permission: .control, arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.update(arguments.first, rereadingAll: true)
+        },
+        "stats": Command(arguments: 0...0) { runner, _ throws(MPDError) in try runner.stats() },
+        "albumart": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.albumArt(arguments[0], offset: arguments[1])
+        },
+        "readpicture": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.readPicture(arguments[0], offset: arguments[1])
+        },
+        "binarylimit": Command(permission: [], arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.binary.setLimit(arguments[0])
+        },
+        "listfiles": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.listFiles(arguments.first)
+        },
+        "replay_gain_status": Command(arguments: 0...0) { _, _ throws(MPDError) in "replay_gain_mode: off\n" },
+        "find": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.find(arguments, foldsCase: false)
+        },
+        "search": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.find(arguments, foldsCase: true)
+        },
+        "findadd": Command(permission: .add, arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.findAdd(arguments, foldsCase: false)
+        },
+        "searchadd": Command(permission: .add, arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.findAdd(arguments, foldsCase: true)
+        },
+        "count": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.count(arguments)
+        },
+        "list": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in try runner.list(arguments) },
         "listplaylists": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.listPlaylists() },
         "listplaylist": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.listPlaylist(arguments[0], withInfo: false)

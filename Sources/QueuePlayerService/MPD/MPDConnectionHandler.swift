@@ -110,7 +110,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         // The controller's calls take locks and never wait: quick commands are answered in this turn of the loop.
         if MPDCommandRunner.isQuick(lines) {
             let outcome = runner.run(lines: lines, listOK: listOK)
-            write(outcome.text, context: context)
+            write(outcome.bytes, context: context)
             if outcome.closes { close(context: context) }
             return
         }
@@ -123,7 +123,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
                 let (handler, context) = handler.value
                 handler.isRunning = false
                 guard !handler.isClosing else { return }
-                handler.write(outcome.text, context: context)
+                handler.write(outcome.bytes, context: context)
                 if outcome.closes { return handler.close(context: context) }
                 handler.handleWaitingLines(context: context)
             }
@@ -133,6 +133,11 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     private func write(_ text: String, context: ChannelHandlerContext) {
         guard !text.isEmpty else { return }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)), promise: nil)
+    }
+
+    private func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        guard !bytes.isEmpty else { return }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
     }
 
     private func close(context: ChannelHandlerContext) {

@@ -36,14 +36,17 @@ package final class MPDServer: Service {
     private let logger: Logger
     private let feed = MPDChangeFeed()
     private let versions = MPDQueueVersions()
+    private let playTime = MPDPlayTime()
+    /// The music folder's index, kept in the controller's state store.
+    private let index: MusicIndex
     private let connections = Atomic(0)
     private let bound = Mutex<Bound?>(nil)
 
     /// What ``bind()`` set up.
     private struct Bound: Sendable {
         var channels: [(any Channel, MPDListenAddress)]
-        /// The feed's observer of the controller's changes.
-        var following: Int
+        /// The observers of the controller's changes (the feed's, the play time's).
+        var following: [Int]
     }
 
     /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored, its clients
@@ -62,6 +65,12 @@ package final class MPDServer: Service {
         self.musicFolder = musicFolder
         self.playlists = playlists
         self.logger = logger
+        index = MusicIndex(folder: musicFolder, store: controller.store, logger: logger) { [feed] event in
+            switch event {
+            case .started: feed.tell([.update])
+            case .finished(_, let changed): feed.tell(changed ? [.update, .database] : [.update])
+            }
+        }
     }
 
     /// Binds every address it can, logging each that cannot be bound, and starts telling idling clients of changes.
@@ -86,8 +95,12 @@ package final class MPDServer: Service {
                     "cannot serve the MPD protocol on \(address): \(error); carrying on without it (is mpd running?)")
             }
         }
-        let following = feed.follow(controller)
+        let following = [
+            feed.follow(controller),
+            controller.observeChanges { [playTime] snapshot, _ in playTime.note(snapshot.status) },
+        ]
         bound.withLock { $0 = Bound(channels: channels, following: following) }
+        index.updateIfNeverIndexed()
     }
 
     /// Serves the addresses bound until graceful shutdown, then closes them (and removes the socket files it made).
@@ -95,7 +108,7 @@ package final class MPDServer: Service {
         await bind()
         try? await gracefulShutdown()
         guard let bound = bound.withLock({ $0 }) else { return }
-        controller.removeChangeObserver(bound.following)
+        bound.following.forEach(controller.removeChangeObserver)
         for (channel, address) in bound.channels {
             try? await channel.close()
             if case .unix(let path) = address { try? FileManager.default.removeItem(atPath: path) }
@@ -144,7 +157,7 @@ package final class MPDServer: Service {
             } : channel.eventLoop.makeSucceededVoidFuture()
         let runner = MPDCommandRunner(
             controller: controller, musicFolder: musicFolder, playlists: playlists, versions: versions, feed: feed,
-            access: access, isLocalClient: isLocal)
+            index: index, playTime: playTime, access: access, isLocalClient: isLocal)
         return peer.flatMapThrowing { [feed, connectionTimeout] in
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),

@@ -6,23 +6,42 @@ import Synchronization
 /// Threading: any thread; a connection's commands run one at a time.
 package final class MPDTags: Sendable {
     /// A tag MPD clients may ask for.
+    /// In MPD's order of tag types (what `tagtypes` lists).
     package enum Tag: String, CaseIterable, Sendable {
         case artist = "Artist"
         case album = "Album"
+        case albumArtist = "AlbumArtist"
         case title = "Title"
+        case track = "Track"
         /// A station's name (`icy-name`).
         case name = "Name"
+        case genre = "Genre"
+        case date = "Date"
+        case composer = "Composer"
+        case disc = "Disc"
+
+        /// The tag an MPD client names `name`, in any letter case.
+        init?(mpdName name: String) {
+            guard let tag = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                return nil
+            }
+            self = tag
+        }
     }
 
-    /// Every tag name MPD 0.23 knows: a client may enable or disable any of them, sent or not.
-    static let mpdNames: Set<String> = Set(
-        [
-            "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
-            "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work", "Movement",
-            "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID",
-            "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
-            "MUSICBRAINZ_WORKID",
-        ].map { $0.lowercased() })
+    /// Every tag name MPD 0.23 knows, as it spells them: a client may enable or disable any of them, sent or not.
+    static let mpdNames = [
+        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
+        "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work", "Movement",
+        "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID",
+        "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
+        "MUSICBRAINZ_WORKID",
+    ]
+
+    /// The MPD tag name `word` is, in any letter case, as MPD spells it; nil when MPD knows no such tag.
+    static func mpdName(_ word: String) -> String? {
+        mpdNames.first { $0.lowercased() == word.lowercased() }
+    }
 
     private let enabled = Mutex(Set(Tag.allCases))
 
@@ -43,10 +62,8 @@ package final class MPDTags: Sendable {
             guard !names.isEmpty else { throw MPDError(.argument, "Not enough arguments") }
             var tags: Set<Tag> = []
             for name in names {
-                guard Self.mpdNames.contains(name.lowercased()) else { throw MPDError(.argument, "Unknown tag type") }
-                if let tag = Tag.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) {
-                    tags.insert(tag)
-                }
+                guard Self.mpdName(name) != nil else { throw MPDError(.argument, "Unknown tag type") }
+                if let tag = Tag(mpdName: name) { tags.insert(tag) }
             }
             enabled.withLock { subcommand == "enable" ? $0.formUnion(tags) : $0.subtract(tags) }
         default:

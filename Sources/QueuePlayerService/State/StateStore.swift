@@ -6,7 +6,7 @@ import QueuePlayerControl
 
 /// The daemon's durable state in SQLite (GRDB): the queue with its stable ids, the current item and position,
 /// the volume, the action at an item's end, the history `previous` walks back through, and where each podcast
-/// episode was left (StateStore+Episodes.swift).
+/// episode was left (StateStore+Episodes.swift), and the music folder's index (StateStore+MusicIndex.swift).
 ///
 /// Every write is one transaction in WAL mode (synchronous NORMAL), committed before the command that caused it
 /// is acknowledged, so a SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see
@@ -139,6 +139,22 @@ package final class StateStore: Sendable {
         migrator.registerMigration("v6: shuffle") { database in
             try database.alter(table: "player") { table in
                 table.add(column: "shuffles", .boolean).notNull().defaults(to: false)
+            }
+        }
+        migrator.registerMigration("v7: music index") { database in
+            try database.create(table: "musicIndex") { table in
+                table.column("id", .integer).primaryKey().check { $0 == 1 }
+                table.column("folder", .text).notNull()
+                table.column("updated", .double).notNull()
+            }
+            try database.create(table: "song") { table in
+                table.column("path", .text).primaryKey()
+                table.column("modified", .double).notNull()
+                table.column("frames", .integer).notNull()
+                table.column("rate", .integer).notNull()
+                for tag in ["title", "artists", "album", "albumArtist", "track", "disc", "date", "genre", "composer"] {
+                    table.column(tag, .text)
+                }
             }
         }
         return migrator

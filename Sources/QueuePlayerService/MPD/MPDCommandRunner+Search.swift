@@ -1,0 +1,143 @@
+import FoundationEssentials
+import QueuePlayerControl
+
+/// Searching the music folder's index: `find`, `search`, `findadd`, `searchadd`, `count`, `list`.
+extension MPDCommandRunner {
+    /// MPD's `find FILTER [sort TYPE] [window START:END]` (`search`, when `foldsCase`): the matching songs as
+    /// `lsinfo` prints them, in the index's order or sorted by a tag (`-TYPE`: descending).
+    func find(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
+        try selection(arguments, foldsCase: foldsCase).map(indexedSong).joined()
+    }
+
+    /// MPD's `findadd FILTER [sort TYPE] [window START:END]` (`searchadd`, when `foldsCase`): the matching songs
+    /// added to the end of the queue.
+    func findAdd(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
+        let songs = try selection(arguments, foldsCase: foldsCase)
+        guard !songs.isEmpty else { return "" }
+        let reply = controller.execute(.add(songs.map { "\(musicFolder.path)/\($0.path)" }), id: nil)
+        guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add the songs found") }
+        return ""
+    }
+
+    /// MPD's `count FILTER [group TYPE]`: how many songs match and their length in whole seconds, for each value of
+    /// the group's tag when grouped.
+    func count(_ arguments: [String]) throws(MPDError) -> String {
+        var arguments = arguments[...]
+        var group: String?
+        if arguments.count >= 2, arguments[arguments.endIndex - 2] == "group" {
+            group = try Self.tagName(arguments.last!)
+            arguments = arguments.dropLast(2)
+        }
+        let filter = try arguments.isEmpty ? nil : MPDSongFilter.parse(Array(arguments), foldsCase: false)
+        let songs = try database().current.orderedSongs.filter { filter?.matches($0) ?? true }
+        let totals = { (songs: [IndexedSong]) in
+            "songs: \(songs.count)\nplaytime: \(Int(songs.reduce(0.0) { $0 + $1.seconds }))\n"
+        }
+        guard let group else { return totals(songs) }
+        var groups: [String: [IndexedSong]] = [:]
+        for song in songs {
+            for value in Self.valuesOrEmpty(of: group, in: song) { groups[value, default: []].append(song) }
+        }
+        return groups.keys.sorted(by: Self.byteOrder).map { Self.field(group, $0) + totals(groups[$0]!) }.joined()
+    }
+
+    /// MPD's `list TYPE [FILTER] [group TYPE...] [window START:END]`: each value of the tag among the matching songs
+    /// once, in byte order (a song without it gives the empty value), within each value of the groups (the last
+    /// named outermost). `list file [FILTER]` lists the matching songs' files in the index's order. `list album
+    /// ARTIST` is MPD 0.12's `list album artist ARTIST`.
+    func list(_ arguments: [String]) throws(MPDError) -> String {
+        var arguments = arguments[...]
+        let first = arguments.removeFirst()
+        if ["file", "filename"].contains(first.lowercased()) {
+            let filter = try arguments.isEmpty ? nil : MPDSongFilter.parse(Array(arguments), foldsCase: false)
+            let songs = try database().current.orderedSongs.filter { filter?.matches($0) ?? true }
+            return songs.map { Self.field("file", $0.path) }.joined()
+        }
+        let type = try Self.tagName(first)
+        var window: Range<Int>?
+        if arguments.count >= 2, arguments[arguments.endIndex - 2] == "window" {
+            window = try MPDArguments.range(arguments.last!, count: Int.max)
+            arguments = arguments.dropLast(2)
+        }
+        var filter: MPDSongFilter?
+        if arguments.count == 1, !arguments.first!.hasPrefix("(") {
+            guard type == "Album" else { throw MPDError(.argument, "should be \"Album\" for 3 arguments") }
+            filter = .tag("Artist", MPDStringMatch(value: arguments.first!, foldsCase: false, position: .whole))
+            arguments = []
+        }
+        var levels: [String] = []
+        while arguments.count >= 2, arguments[arguments.endIndex - 2] == "group" {
+            let group = try Self.tagName(arguments.last!)
+            guard group != type, !levels.contains(group) else { throw MPDError(.argument, "Conflicting group") }
+            levels.append(group)
+            arguments = arguments.dropLast(2)
+        }
+        levels.append(type)
+        if !arguments.isEmpty { filter = try MPDSongFilter.parse(Array(arguments), foldsCase: false) }
+        let songs = try database().current.orderedSongs.filter { filter?.matches($0) ?? true }
+        var lines = Self.uniqueValues(songs, levels: levels[...])
+        if let window {
+            lines = Array(lines[min(window.lowerBound, lines.count)..<min(window.upperBound, lines.count)])
+        }
+        return lines.joined()
+    }
+
+    /// The lines of `list`: each value of the first level's tag, then what the next levels list for its songs.
+    /// Only the first level is windowed, so the lines of one value are returned as one.
+    private static func uniqueValues(_ songs: [IndexedSong], levels: ArraySlice<String>) -> [String] {
+        guard let level = levels.first else { return [] }
+        var byValue: [String: [IndexedSong]] = [:]
+        for song in songs {
+            for value in valuesOrEmpty(of: level, in: song) { byValue[value, default: []].append(song) }
+        }
+        return byValue.keys.sorted(by: byteOrder).map { value in
+            field(level, value) + uniqueValues(byValue[value]!, levels: levels.dropFirst()).joined()
+        }
+    }
+
+    /// The matching songs of a `find` or `search`, sorted and windowed as its last arguments say.
+    private func selection(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> [IndexedSong] {
+        var arguments = arguments[...]
+        var window: Range<Int>?
+        if arguments.count >= 2, arguments[arguments.endIndex - 2] == "window" {
+            window = try MPDArguments.range(arguments.last!, count: Int.max)
+            arguments = arguments.dropLast(2)
+        }
+        var sort: (tag: String, descending: Bool)?
+        if arguments.count >= 2, arguments[arguments.endIndex - 2] == "sort" {
+            let text = arguments.last!
+            let descending = text.hasPrefix("-")
+            sort = (try Self.tagName(String(text.dropFirst(descending ? 1 : 0))), descending)
+            arguments = arguments.dropLast(2)
+        }
+        let filter = try MPDSongFilter.parse(Array(arguments), foldsCase: foldsCase)
+        var songs = try database().current.orderedSongs.filter(filter.matches)
+        if let sort {
+            let keyed = songs.map { (Self.valuesOrEmpty(of: sort.tag, in: $0)[0], $0) }
+            songs = keyed.enumerated().sorted { first, second in
+                let (a, b) = (first.element.0, second.element.0)
+                if a == b { return first.offset < second.offset }
+                return Self.byteOrder(a, b) != sort.descending
+            }.map(\.element.1)
+        }
+        guard let window else { return songs }
+        return Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
+    }
+
+    /// The tag MPD names `name`, spelled as MPD spells it; "Unknown tag type" otherwise.
+    private static func tagName(_ name: String) throws(MPDError) -> String {
+        guard let tag = MPDTags.mpdName(name) else { throw MPDError(.argument, "Unknown tag type: \(name)") }
+        return tag
+    }
+
+    /// The values of the tag named `name` in `song`, or the empty value when it has none.
+    private static func valuesOrEmpty(of name: String, in song: IndexedSong) -> [String] {
+        let values = MPDSongTags.values(of: name, in: song)
+        return values.isEmpty ? [""] : values
+    }
+
+    /// MPD's order of tag values: their UTF-8 bytes.
+    private static func byteOrder(_ first: String, _ second: String) -> Bool {
+        first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+}
