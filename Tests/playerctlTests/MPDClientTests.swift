@@ -95,6 +95,57 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
+    @Test("ncmpcpp in tmux: it shows the queue with its tags, plays the song chosen, browses and adds another")
+    func ncmpcpp() async throws {
+        let daemon = try await Daemon("mpd-ncmpcpp")
+        #expect(await daemon.mpc("update", "--wait").status == 0)
+        #expect(await daemon.mpc("add", "tagged-v24.mp3", "tagged-v23.mp3").status == 0)
+        let folder = Scratch.newFolder("ncmpcpp")
+        let tmux = ["-S", "\(folder)/tmux.socket"]
+        // ncmpcpp runs its hook as it first learns the player's state: then it reads keys (those sent before are lost).
+        let configuration = """
+            mpd_host = "127.0.0.1"
+            mpd_port = "\(daemon.port)"
+            ncmpcpp_directory = "\(folder)/home"
+            startup_screen = "playlist"
+            execute_on_player_state_change = "tmux \(tmux.joined(separator: " ")) wait-for -S state"
+            """
+        try configuration.write(toFile: "\(folder)/config", atomically: true, encoding: .utf8)
+        let command = "ncmpcpp --config \(folder)/config --quiet; tmux \(tmux.joined(separator: " ")) wait-for -S ended"
+        // The tmux server it starts lives on: it is given no descriptor of this process but its standard ones, or
+        // this process would wait for the server's end to see the client's.
+        let session = tmux + ["new-session", "-d", "-x", "160", "-y", "40", command, ";", "pipe-pane", "-o"]
+        let started = await Subprocess.run(
+            "/usr/bin/python3",
+            ["-c", "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])", "/usr/bin/tmux"]
+                + session + ["cat > \(folder)/screen"])
+        #expect(started.status == 0, "\(started.standardError)")
+        defer { Subprocess.runBlocking("/usr/bin/tmux", tmux + ["kill-server"]) }
+        let keys = { (keys: [String]) in await Subprocess.run("/usr/bin/tmux", tmux + ["send-keys"] + keys) }
+        let wait = { (channel: String) in
+            await Subprocess.run("/usr/bin/timeout", ["30", "/usr/bin/tmux"] + tmux + ["wait-for", channel])
+        }
+        #expect(await wait("state").status == 0, "ncmpcpp did not start")
+
+        let states = try await DaemonStates(socket: daemon.socket)
+        _ = await keys(["Enter"])
+        let playing = await states.first { $0.status == "Playing" && $0.isOn("tagged-v24") }
+        #expect(playing != nil, "Enter on the first song plays it: \(states.history)")
+        // The browser (2), a search for a song (/), Enter: it is added and plays.
+        _ = await keys(["2"])
+        _ = await keys(["/", "sweep-44k", "Enter"])
+        _ = await keys(["Enter"])
+        let added = await states.first { $0.status == "Playing" && $0.isOn("sweep-44k-4s") }
+        #expect(added != nil, "a song chosen in the browser plays: \(states.history)")
+        _ = await keys(["q"])
+        #expect(await wait("ended").status == 0, "ncmpcpp did not quit")
+        let screen = (try? String(contentsOfFile: "\(folder)/screen", encoding: .utf8)) ?? ""
+        for shown in ["First Light", "Second Light", "Mornings", "Ana Ñúñez"] {
+            #expect(screen.contains(shown), "the playlist screen shows \(shown)")
+        }
+        await daemon.quit()
+    }
+
     @Test("python-mpd2: an idling client hears another's change, lists run whole, errors are MPD's")
     func pythonMPD() async throws {
         let daemon = try await Daemon("mpd-python")
