@@ -113,11 +113,21 @@ struct MPDClientTests {
         try configuration.write(toFile: "\(folder)/config", atomically: true, encoding: .utf8)
         let command = "ncmpcpp --config \(folder)/config --quiet; tmux \(tmux.joined(separator: " ")) wait-for -S ended"
         // The tmux server it starts lives on: it is given no descriptor of this process but its standard ones, or
-        // this process would wait for the server's end to see the client's.
-        let session = tmux + ["new-session", "-d", "-x", "160", "-y", "40", command, ";", "pipe-pane", "-o"]
+        // this process would wait for the server's end to see the client's, and no blocked signal (this process
+        // blocks most, and a server that inherits them never sees its panes end nor kill-server done). The pane
+        // remains after ncmpcpp quits, so that the server is still there for the wait on `ended`, however late.
+        let session =
+            tmux + [
+                "new-session", "-d", "-x", "160", "-y", "40", command, ";", "set-option", "remain-on-exit", "on", ";",
+                "pipe-pane", "-o",
+            ]
         let started = await Subprocess.run(
             "/usr/bin/python3",
-            ["-c", "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])", "/usr/bin/tmux"]
+            [
+                "-c",
+                "import os, signal, sys; os.closerange(3, 65536); signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                    + "os.execv(sys.argv[1], sys.argv[1:])", "/usr/bin/tmux",
+            ]
                 + session + ["cat > \(folder)/screen"])
         #expect(started.status == 0, "\(started.standardError)")
         defer { Subprocess.runBlocking("/usr/bin/tmux", tmux + ["kill-server"]) }
