@@ -38,7 +38,7 @@ package final class MusicIndex: Sendable {
     private let store: StateStore
     private let logger: Logger
     private let tell: @Sendable (Event) -> Void
-    private let contents: Mutex<MusicIndexContents>
+    private let contents = Mutex(MusicIndexContents(songs: [], updated: nil))
     private let jobs = Mutex(Jobs())
 
     private struct Jobs {
@@ -72,9 +72,7 @@ package final class MusicIndex: Sendable {
             logger.error("cannot read the music index from the state store \(store.location): \(error); rebuilding it")
         }
         if let saved, saved.folder == folder.path {
-            contents = Mutex(MusicIndexContents(songs: saved.songs, updated: saved.updated))
-        } else {
-            contents = Mutex(MusicIndexContents(songs: [], updated: nil))
+            contents.withLock { $0 = MusicIndexContents(songs: saved.songs, updated: saved.updated) }
         }
     }
 
