@@ -47,6 +47,9 @@ final class MPDDatabaseTests {
         self.statusAtStart = statusAtStart
     }
 
+    /// The index's events hold the probe, the probe the runner and the runner the index: a cycle, broken here.
+    deinit { statusAtStart.runner.withLock { $0 = nil } }
+
     private func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
 
     /// The `file` lines of an answer.
