@@ -141,7 +141,7 @@ struct QueuePlayerTests {
         #expect(player.timeControlStatus == .playing)
     }
 
-    @Test("actionAtItemEnd .pause stops at the end with the item current and nothing of the next heard")
+    @Test("actionAtItemEnd .pause stops at the end with the item current, nothing of the next heard; advance goes on")
     func pauseAtItemEnd() async throws {
         // Audio time moves only as the test renders: the first item is heard to its last frame and no further, and
         // the player pauses its output before it posts the end, so that nothing of the next can follow.
@@ -163,6 +163,8 @@ struct QueuePlayerTests {
         #expect(sampleDifference(heardFirst, firstReference) == nil)
 
         player.advanceToNextItem()
+        #expect(player.currentItem === second && player.currentTime() == .zero && player.rate == 0)
+        #expect(player.history() == [first.url], "the item heard is remembered once, the one made current not at all")
         player.play()
         let secondReference = try Fixtures.referenceFloat("join-2")
         let heardSecond = try sink.renderAll(frames: secondReference.count / 2)
@@ -171,6 +173,9 @@ struct QueuePlayerTests {
         #expect(sampleDifference(heardSecond, secondReference) == nil, "the next item is heard from its first frame")
         #expect(player.currentItem === second, "the last item stays current at its end")
         #expect(player.rate == 0)
+        player.advanceToNextItem()
+        #expect(player.currentItem == nil && player.playbackState == .stopped, "past the last item, nothing is current")
+        #expect(player.history() == [first.url, second.url])
     }
 
     @Test("actionAtItemEnd .none holds at the end with the rate unchanged; switching to .advance goes on")

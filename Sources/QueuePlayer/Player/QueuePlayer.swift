@@ -207,7 +207,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         transition { state, actions in state.removeAllItems(into: &actions) }
     }
 
-    /// Ends the current item and plays the next one. The item left goes into the ``history()``.
+    /// Ends the current item and plays the next one. The item left goes into the ``history()``. An item held at its
+    /// end (``actionAtItemEnd`` `.pause` or `.none`) has ended already and is in the history: the next one is made
+    /// current at its start, at the rate the player has (paused, after `.pause`), and after the last one nothing is.
+    /// Any thread.
     public func advanceToNextItem() {
         let audible = engine.audibleFrame()
         transition { state, actions in state.advancePlayer(audibleFrame: audible, into: &actions) }

@@ -7,13 +7,18 @@ import FoundationEssentials
 extension PlaybackEngine.State {
     /// The queued items, the current one first (also when it is held at its end).
     var playerItems: [PlayerItem] {
-        let order = order
         let queued = order.compactMap { player.items[$0.id] }
-        guard let current = player.currentItem, !queued.contains(current),
-            let entry = player.entry(for: current), !order.contains(entry),
-            player.actionAtItemEnd != .advance
-        else { return queued }
-        return [current] + queued
+        guard let waiting = itemWaitingAtItsEnd, !queued.contains(waiting) else { return queued }
+        return [waiting] + queued
+    }
+
+    /// The current item once it has been heard to its end and waits there (``QueuePlayer/actionAtItemEnd`` `.pause`
+    /// or `.none`): it has left the order, and its end is told or being told. Nil otherwise.
+    var itemWaitingAtItsEnd: PlayerItem? {
+        guard player.actionAtItemEnd != .advance, let current = player.currentItem,
+            let entry = player.entry(for: current), !order.contains(entry)
+        else { return nil }
+        return current
     }
 
     /// The item the player shows as current: the held one, the one made current, or the first queued one's.
@@ -117,6 +122,14 @@ extension PlaybackEngine.State {
 
     /// Leaves the first entry for the next, remembering its file; under a repeat mode, settles its repetition.
     mutating func advancePlayer(audibleFrame audible: Int, into actions: inout [Action]) {
+        if itemWaitingAtItsEnd != nil || player.heldItem != nil {
+            // The current item was heard to its end and has left the queue (and joined the history) already: going
+            // on releases the decoding thread's hold, if it holds, and makes the first queued entry current at its
+            // start, or nothing, past the last.
+            if isHoldingAtItemEnd { actions += advanceToNextItem() }
+            makeFirstQueuedItemCurrent()
+            return
+        }
         guard let left = firstInOrder else { return }
         player.remember(left.url)
         settleRepetition(ofSkipped: left, audibleFrame: audible, into: &actions)
