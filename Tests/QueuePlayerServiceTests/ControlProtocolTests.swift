@@ -26,6 +26,8 @@ struct ControlProtocolTests {
         (.remove(7), #"{"command":"remove","item":7}"#), (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
         (.loop(nil), #"{"command":"loop"}"#), (.loop(.track), #"{"command":"loop","status":"Track"}"#),
         (.shuffle(nil), #"{"command":"shuffle"}"#), (.shuffle(.toggle), #"{"command":"shuffle","status":"Toggle"}"#),
+        (.modes(repeat: nil, single: nil), #"{"command":"modes"}"#),
+        (.modes(repeat: false, single: .once), #"{"command":"modes","repeat":false,"single":"Once"}"#),
     ]
 
     private static func object(_ json: Data) throws -> NSDictionary {
@@ -65,6 +67,8 @@ struct ControlProtocolTests {
             (#"{"id": "a", "command": "subscribe", "interval": 0}"#, "subscribe: 'interval' must be at least 0.01"),
             (#"{"id": "a"}"#, "request needs 'command'"),
             (#"{"id": "a", "command": "loop", "status": "Often"}"#, "'Often' is not one of None, Track, Playlist"),
+            (#"{"id": "a", "command": "modes", "single": "Twice"}"#, "modes: 'Twice' is not one of Off, On, Once"),
+            (#"{"id": "a", "command": "modes", "repeat": "yes"}"#, "request field 'repeat' must be"),
         ]
         for (line, words) in cases {
             guard case .failure(let id, let message) = Self.parse(line) else {

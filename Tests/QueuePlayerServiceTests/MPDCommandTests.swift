@@ -103,10 +103,32 @@ struct MPDCommandTests {
         #expect(service.controller.snapshot().loop == .track)
         #expect(run("repeat 0") == "OK\n" && service.controller.snapshot().loop == LoopStatus.none)
         #expect(await changes.next() == [.options])
+        #expect(run("status").contains("repeat: 0\nrandom: 0\nsingle: 1\n"), "single stays: a pause after the song")
         #expect(run("random 1") == "OK\n" && run("status").contains("random: 1\n"))
         #expect(await changes.next() == [.options])
-        #expect(run("single 1").hasPrefix("ACK [2@0] {single} single without repeat (stop after the current song)"))
-        #expect(run("single oneshot").hasPrefix("ACK [2@0] {single} single oneshot is not supported yet"))
+        #expect(run("single oneshot") == "OK\n" && run("status").contains("single: oneshot\n"))
+        #expect(await changes.next() == [.options])
+        #expect(run("repeat 1") == "OK\n" && service.controller.snapshot().loop == .track, "once, the song repeats")
+        #expect(await changes.next() == [.options])
+        #expect(run("single 0") == "OK\n" && service.controller.snapshot().loop == .playlist)
+        #expect(run("single 2") == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+    }
+
+    @Test("status's error coming or going wakes an idling client for player; buffering and an empty queue do not")
+    func errorIsPlayerChange() {
+        let sounding = MPDPlayerState(
+            snapshot: PlayerSnapshot(status: .playing, position: 0, volume: 1, current: nil), queue: [])
+        var reconnecting = sounding
+        reconnecting.snapshot.waiting = "reconnecting to 127.0.0.1:8000: connection refused, next try in 2 s"
+        var buffering = sounding
+        buffering.snapshot.waiting = "buffering"
+        var empty = sounding
+        empty.snapshot.waiting = "no item to play"
+        #expect(MPDSubsystem.changes(from: sounding, to: reconnecting) == [.player])
+        #expect(MPDSubsystem.changes(from: reconnecting, to: buffering) == [.player], "the error went")
+        #expect(MPDSubsystem.changes(from: sounding, to: buffering).isEmpty)
+        #expect(MPDSubsystem.changes(from: buffering, to: empty).isEmpty)
+        #expect(reconnecting.error == reconnecting.snapshot.waiting && buffering.error == nil && empty.error == nil)
     }
 
     @Test("a password gives what it allows; without one, a client has the default permissions, as in MPD")

@@ -78,6 +78,8 @@ final class MPDDatabaseTests {
         #expect(files(run("lsinfo Mornings")) == ["Mornings/two.mp3", "Mornings/one.mp3"])
         #expect(run("tagtypes clear", "lsinfo Mornings/two.mp3").contains("Last-Modified: ") == true)
         #expect(!run("lsinfo Mornings/two.mp3").contains("Artist"), "no tags asked for, none sent")
+        let song = run("tagtypes all", "lsinfo Mornings/two.mp3")
+        #expect(song.contains("Format: 44100:f:2\nArtist: "), "the decoded format (a mono file, as stereo): \(song)")
     }
 
     @Test("find and search: expressions and pairs, case, regular expressions, any, base, sort and window")
@@ -163,6 +165,14 @@ final class MPDDatabaseTests {
         let queue = run("playlistinfo")
         #expect(files(queue) == ["Mornings/two.mp3", "Mornings/one.mp3"])
         #expect(queue.contains("Title: Second Light\nAlbum: Mornings\nTrack: 2\nDate: 2019\nGenre: Rock\nTime: 3\n"))
+
+        #expect(files(run("playlistfind \"(Title == 'First Light')\"")) == ["Mornings/one.mp3"], "by the index's tags")
+        let found = run("playlistsearch title LIGHT")
+        #expect(files(found) == ["Mornings/two.mp3", "Mornings/one.mp3"], "any case, anywhere: \(found)")
+        #expect(found.contains("Genre: Rock\nTime: 3\n") && found.contains("Pos: 1\nId: "), "as playlistinfo: \(found)")
+        #expect(run("playlistfind title light") == "OK\n", "find is exact")
+        #expect(files(run("playlistfind file Mornings/two.mp3")) == ["Mornings/two.mp3"])
+        #expect(run("playlistfind \"(Title == 'x'\"") == "ACK [2@0] {playlistfind} ')' expected\n")
     }
 }
 

@@ -3,8 +3,9 @@ import TestSupport
 import TestTiers
 import Testing
 
-/// Debian's MPD clients drive the daemon over MPD's protocol: `mpc` and python-mpd2 (`python3-mpd`), as Home
-/// Assistant's integration uses it. What they change, the control socket sees: one player, whichever front end.
+/// Debian's MPD clients drive the daemon over MPD's protocol: `mpc`, `ncmpcpp` and python-mpd2 (`python3-mpd`), as
+/// Home Assistant's integration and Music Assistant's MPD player use it. What they change, the control socket sees:
+/// one player, whichever front end.
 @Suite("MPD clients drive the daemon: mpc and python-mpd2", .tier(.servers))
 struct MPDClientTests {
     /// A daemon on the null sink, started paused with nothing queued, serving MPD's protocol on a free port and a
@@ -75,7 +76,7 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
-    @Test("mpc browses the music index: update, ls, find, search, list, stats, findadd")
+    @Test("mpc browses the music index (update, ls, find, search, list, stats, findadd) and searches the queue")
     func mpcBrowses() async throws {
         let daemon = try await Daemon("mpd-browse")
         // The daemon indexes its folder as it starts; mpc waits for the end of another update (idle update).
@@ -92,6 +93,11 @@ struct MPDClientTests {
         #expect(await daemon.mpc("findadd", "title", "Second Light").status == 0)
         let queued = await daemon.mpc("-f", "%artist% - %title% - %track%", "playlist")
         #expect(queued.standardOutput == "Bo Li 李 - Second Light - 2\n", "\(queued)")
+        // searchplay searches the queue (playlistsearch) and plays the first song found.
+        #expect(await daemon.mpc("findadd", "title", "First Light").status == 0)
+        let searched = await daemon.mpc("searchplay", "title", "FIRST")
+        #expect(searched.status == 0, "\(searched.standardError)")
+        #expect(await daemon.mpc("-f", "%title%", "current").standardOutput == "First Light\n")
         await daemon.quit()
     }
 
@@ -269,6 +275,81 @@ struct MPDClientTests {
         #expect(out["repeat"] as? [String] == ["10", "11", "00"], "\(out)")
         #expect(out["random"] as? [String] == ["1", "0"], "\(out)")
         await daemon.quit()
+    }
+
+    @Test("Music Assistant's calls, made as its MPD player makes them: a command connection, an idling one, a stream")
+    func musicAssistant() async throws {
+        // Music Assistant streams its queue to the player as one HTTP stream without a length.
+        var flow = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("long-8k-60s"))))
+        flow.isLive = true
+        let web = try await HTTPTestServer(routes: ["/flow/queue.mp3": flow])
+        let daemon = try await Daemon("mpd-music-assistant")
+        // The calls of music_assistant/providers/mpd/player.py: two connections (commands, and one kept in idle),
+        // status on connecting and after each change, play_media (clear, add its stream's URL, play 0), pause 1,
+        // pause 0 (its play), setvol, seekcur, stop. Each state is read once the idling connection is told of it
+        // (Music Assistant's own idle loop compares each list python-mpd2 yields with a name, so it never matches and
+        // Music Assistant learns of changes from its 5 s status poll).
+        let script = """
+            import asyncio, json, sys
+            from mpd import CommandError
+            from mpd.asyncio import MPDClient
+            async def main():
+                client, idler = MPDClient(), MPDClient()
+                for connection in (client, idler):
+                    await connection.connect("127.0.0.1", int(sys.argv[1]))
+                status = await client.status()
+                out = {"version": client.mpd_version, "connected": [status["state"], status.get("volume", "-1")]}
+                told = asyncio.Queue()
+                async def idle_loop():
+                    async for subsystems in idler.idle():
+                        for subsystem in subsystems:
+                            told.put_nowait(subsystem)
+                idling = asyncio.create_task(idle_loop())
+                async def told_of(subsystem, state=None):
+                    while True:
+                        while await told.get() != subsystem:
+                            pass
+                        status = await client.status()
+                        if state is None or status["state"] == state:
+                            return status
+                await client.clear()
+                await client.add(sys.argv[2])
+                await client.play(0)
+                status = await told_of("player", "play")
+                song = await client.currentsong()
+                out["playing"] = [song.get("file"), str("duration" in status), str("error" in status)]
+                await client.pause(1)
+                out["paused"] = (await told_of("player", "pause"))["state"]
+                await client.pause(0)
+                out["resumed"] = (await told_of("player", "play"))["state"]
+                await client.setvol(40)
+                out["volume"] = (await told_of("mixer"))["volume"]
+                try:
+                    await client.seekcur(10)
+                    out["seek"] = "accepted"
+                except CommandError as error:
+                    out["seek"] = str(error)
+                await client.stop()
+                status = await told_of("player", "stop")
+                out["stopped"] = [status["state"], str("elapsed" in status)]
+                idling.cancel()
+                print(json.dumps(out))
+            asyncio.run(main())
+            """
+        let url = web.url("/flow/queue.mp3").absoluteString
+        let result = await Subprocess.run("/usr/bin/python3", ["-c", script, "\(daemon.port)", url])
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+        #expect(out["connected"] as? [String] == ["stop", "100"], "\(out)")
+        #expect((out["version"] as? String)?.hasPrefix("0.2") == true, "\(out)")
+        #expect(out["playing"] as? [String] == [url, "False", "False"], "a stream has no duration: \(out)")
+        #expect(out["paused"] as? String == "pause" && out["resumed"] as? String == "play", "\(out)")
+        #expect(out["volume"] as? String == "40", "\(out)")
+        let seek = out["seek"] as? String ?? ""
+        #expect(seek.hasPrefix("[52@0] {seekcur} ") && seek.contains("cannot be sought in"), "named: \(out)")
+        #expect(out["stopped"] as? [String] == ["stop", "False"], "\(out)")
+        await daemon.quit()
+        try await web.stop()
     }
 
     @Test("with a password, a client that gives none may only read; the password lets it play")

@@ -62,6 +62,9 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package var waiting: String?
     /// What plays again.
     package var loop: LoopStatus = .none
+    /// MPD's single mode: on (or once) with ``loop`` `.track`; with ``loop`` `.none`, on when the player pauses after
+    /// the current item.
+    package var single: SingleMode = .off
     /// True while the queue plays shuffled.
     package var shuffle = false
 
@@ -69,7 +72,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package init(
         status: PlaybackState, position: Double, volume: Double, current: EntryDetails?, jumps: Int = 0,
         hasNext: Bool = false, application: String = "active", waiting: String? = nil, loop: LoopStatus = .none,
-        shuffle: Bool = false
+        single: SingleMode = .off, shuffle: Bool = false
     ) {
         self.status = status
         self.position = position
@@ -80,6 +83,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
         self.application = application
         self.waiting = waiting
         self.loop = loop
+        self.single = single
         self.shuffle = shuffle
     }
 }

@@ -76,13 +76,16 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     case loop(LoopStatus?)
     /// `shuffle`: report (nil), or turn on, off, or over.
     case shuffle(ShuffleStatus?)
+    /// `modes`: report (both nil), or set MPD's play modes, either or both as given: `repeat` (the queue plays again,
+    /// or with `single` on the current item) and `single` (see ``SingleMode``).
+    case modes(repeat: Bool?, single: SingleMode?)
 
     /// A command's name on the wire (the request's `command`), one per case.
     package enum Name: String, CaseIterable, Sendable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, loop, shuffle
+        case volume, open, add, insert, remove, move, loop, shuffle, modes
     }
 
     /// The name this command is sent by.
@@ -111,6 +114,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .move: .move
         case .loop: .loop
         case .shuffle: .shuffle
+        case .modes: .modes
         }
     }
 
@@ -128,7 +132,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// True for a command that only reports: it changes nothing, writes nothing and tells no subscriber.
     package var isRead: Bool {
         switch self {
-        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil), .shuffle(nil): true
+        case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil), .shuffle(nil),
+            .modes(nil, nil):
+            true
         default: false
         }
     }
@@ -136,6 +142,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
         case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
+        case `repeat`, single
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -193,6 +200,11 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
             self = .shuffle(
                 try status.map { name throws(ControlError) in try ShuffleStatus.named(name, in: "shuffle") })
+        case .modes:
+            let single = try fields.decodeIfPresent(String.self, forKey: .single)
+            self = .modes(
+                repeat: try fields.decodeIfPresent(Bool.self, forKey: .repeat),
+                single: try single.map { name throws(ControlError) in try SingleMode.named(name, in: "modes") })
         }
     }
 
@@ -226,6 +238,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .shuffle(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
+        case .modes(let repeats, let single):
+            try fields.encodeIfPresent(repeats, forKey: .repeat)
+            try fields.encodeIfPresent(single?.rawValue, forKey: .single)
         case .play, .pause, .playPause, .stop, .next, .previous, .status, .metadata, .queue, .clear, .background,
             .foreground, .quit:
             break

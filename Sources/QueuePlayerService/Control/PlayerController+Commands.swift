@@ -78,7 +78,8 @@ extension PlayerController {
         case .remove(let id): player.remove(try entry(id, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .clear: player.removeAllItems()
-        case .loop(let status): if let status { player.repeatMode = status.repeatMode }
+        case .loop(let status): if let status { setLoop(status) }
+        case .modes(let repeats, let single): setModes(repeats: repeats, single: single)
         case .shuffle(let status):
             switch status {
             case nil: break

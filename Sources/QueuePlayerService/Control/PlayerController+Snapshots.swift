@@ -39,7 +39,7 @@ extension PlayerController {
             status: status, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
             jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
             waiting: player.reasonForWaitingToPlay.map { Self.describe($0, loss: shown?.item.connectionLoss) },
-            loop: LoopStatus(player.repeatMode), shuffle: player.shuffleMode == .items)
+            loop: LoopStatus(player.repeatMode), single: modes.single, shuffle: player.shuffleMode == .items)
     }
 
     /// The words a snapshot uses for why nothing is heard: for a remote item whose server is being asked again, what
@@ -160,8 +160,12 @@ extension PlayerController {
         switch event {
         case .itemFinished(let entry):
             episodeFinished(entry)
+            singleItemFinished(entry)
             saveAll()
-        case .itemFailed, .itemStarted, .queueFinished:
+        case .itemStarted:
+            singleItemStarted()
+            saveAll()
+        case .itemFailed, .queueFinished:
             saveAll()
         case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled,
             .resumedAfterBuffering, .liveGap:

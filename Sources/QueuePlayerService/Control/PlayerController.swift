@@ -48,6 +48,8 @@ package final class PlayerController: Sendable {
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
         var failingSaves: Set<String> = []
+        /// MPD's single mode is `once`: it ends after the current item (see ``modes``).
+        var singleOnce = false
     }
 
     /// What the store's `player` row holds.

@@ -74,11 +74,17 @@ extension MPDCommandRunner {
         return text
     }
 
-    /// An indexed song as MPD prints a song of its database: `file`, `Last-Modified`, the tags this connection
-    /// wants, `Time` and `duration`.
+    /// An indexed song as MPD prints a song of its database: `file`, `Last-Modified`, `Format`, the tags this
+    /// connection wants, `Time` and `duration`.
     func indexedSong(_ song: IndexedSong) -> String {
-        Self.field("file", song.path) + Self.lastModified(song.modified)
+        Self.field("file", song.path) + Self.lastModified(song.modified) + Self.format(song.description.format)
             + MPDSongTags.lines(song.description.metadata, wanted: tags) + Self.length(song.seconds)
+    }
+
+    /// The `Format` line of a song decoded to `format`, as MPD writes an audio format: rate, sample (`f`: the
+    /// player's 32-bit floating point) and channels (always two: the player decodes every file to stereo).
+    static func format(_ format: AudioFormat) -> String {
+        "Format: \(format.sampleRate):f:\(format.channelCount)\n"
     }
 
     /// A folder's `directory` line and, `withDate`, its time of change on disk.

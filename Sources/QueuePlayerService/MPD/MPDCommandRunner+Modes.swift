@@ -1,37 +1,29 @@
 import QueuePlayerControl
 
-/// The play modes: `repeat` and `single`, which together are the player's repeat mode (its loop status). `repeat 1`
-/// repeats the queue; `single 1` with it repeats the current song. `single` without `repeat` (mpd: stop after the
-/// current song) and `single oneshot` are refused, named, until the player has them.
+/// The play modes: `repeat` and `single` (`0`, `1`, `oneshot`), which the player has as MPD has them (see
+/// ``PlayerController/modes``): `repeat 1` repeats the queue, and with `single 1` the current song; `single 1` without
+/// `repeat` pauses after the current song, at the next one's start; `oneshot` does either once.
 extension MPDCommandRunner {
-    /// MPD's `repeat 0|1`: on, the queue repeats (the current song, if `single` is on); off, nothing does.
+    /// MPD's `repeat 0|1`.
     func setRepeat(_ on: Bool) throws(MPDError) -> String {
-        let loop = controller.mpdState().snapshot.loop
-        switch (on, loop) {
-        case (true, .none): return try carryOut(.loop(.playlist))
-        case (false, .playlist), (false, .track): return try carryOut(.loop(LoopStatus.none))
-        default: return ""
-        }
+        try carryOut(.modes(repeat: on, single: nil))
     }
 
-    /// MPD's `single 0|1|oneshot`: on (with `repeat`), the current song repeats; off, the queue does.
+    /// MPD's `single 0|1|oneshot`.
     func setSingle(_ argument: String) throws(MPDError) -> String {
-        guard argument != "oneshot" else {
-            throw MPDError(.argument, "single oneshot is not supported yet; use single 1 with repeat 1")
-        }
-        guard argument == "0" || argument == "1" else {
+        let modes: [String: SingleMode] = ["0": .off, "1": .on, "oneshot": .once]
+        guard let single = modes[argument] else {
             throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
         }
-        let loop = controller.mpdState().snapshot.loop
-        switch (argument == "1", loop) {
-        case (true, .playlist): return try carryOut(.loop(.track))
-        case (true, .none):
-            throw MPDError(
-                .argument,
-                "single without repeat (stop after the current song) is not supported yet; with repeat 1, single 1 "
-                    + "repeats the current song")
-        case (false, .track): return try carryOut(.loop(.playlist))
-        default: return ""
+        return try carryOut(.modes(repeat: nil, single: single))
+    }
+
+    /// The `single` field of `status`.
+    static func singleField(_ snapshot: PlayerSnapshot) -> String {
+        switch snapshot.single {
+        case .off: "0"
+        case .on: "1"
+        case .once: "oneshot"
         }
     }
 }

@@ -1,7 +1,9 @@
 import FoundationEssentials
+import QueuePlayer
 import QueuePlayerControl
 
-/// Searching the music folder's index: `find`, `search`, `findadd`, `searchadd`, `count`, `list`.
+/// Searching the music folder's index (`find`, `search`, `findadd`, `searchadd`, `count`, `list`) and the queue
+/// (`playlistfind`, `playlistsearch`).
 extension MPDCommandRunner {
     /// MPD's `find FILTER [sort TYPE] [window START:END]` (`search`, when `foldsCase`): the matching songs as
     /// `lsinfo` prints them, in the index's order or sorted by a tag (`-TYPE`: descending).
@@ -17,6 +19,32 @@ extension MPDCommandRunner {
         let reply = controller.execute(.add(songs.map { "\(musicFolder.path)/\($0.path)" }), id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add the songs found") }
         return ""
+    }
+
+    /// MPD's `playlistfind FILTER` (`playlistsearch`, when `foldsCase`): the queue's songs that match, as
+    /// `playlistinfo` prints them. A song of the music index matches by its tags; any other by its name, and the
+    /// current one also by what playing it found (a station's name and title).
+    func findInQueue(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
+        let filter = try MPDSongFilter.parse(arguments, foldsCase: foldsCase)
+        let state = controller.mpdState()
+        let indexed = index?.current.songs ?? [:]
+        let matching = state.queue.indices.filter { position in
+            filter.matches(queuedSong(state.queue[position], in: state, indexed: indexed))
+        }
+        return songs(in: matching, of: state)
+    }
+
+    /// `entry` as a filter sees it: its song in the index, else a song named as `playlistinfo` names it.
+    private func queuedSong(
+        _ entry: QueueEntry, in state: MPDPlayerState, indexed: [String: IndexedSong]
+    ) -> IndexedSong {
+        let name = musicFolder.name(of: entry.location)
+        if entry.location.hasPrefix("/"), let song = indexed[name] { return song }
+        let current = state.snapshot.current.flatMap { $0.id == entry.id ? $0 : nil }
+        let description = ItemDescription(
+            format: .stereo(sampleRate: 44_100), frameCount: 0,
+            metadata: current.map(Self.metadata(of:)) ?? ItemMetadata())
+        return IndexedSong(path: name, modified: .distantPast, description: description)
     }
 
     /// MPD's `count FILTER [group TYPE]`: how many songs match and their length in whole seconds, for each value of

@@ -4,15 +4,15 @@ import QueuePlayerControl
 
 /// The commands that report: `status`, `currentsong`, the queue's songs, `outputs`.
 extension MPDCommandRunner {
-    /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`); the
-    /// repeat mode is `repeat` and `single` (`single: 1` only with `repeat: 1`: the current song repeats); `error`
-    /// says why nothing is heard while a remote item waits for its server or the audio server is away.
+    /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`);
+    /// `repeat` and `single` are the player's modes; `error` says why nothing is heard while a remote item waits for
+    /// its server or the audio server is away.
     func status() -> String {
         let state = controller.mpdState()
         let snapshot = state.snapshot
         var fields: [(String, String)] = [
             ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", snapshot.loop == .none ? "0" : "1"),
-            ("random", snapshot.shuffle ? "1" : "0"), ("single", snapshot.loop == .track ? "1" : "0"), ("consume", "1"),
+            ("random", snapshot.shuffle ? "1" : "0"), ("single", Self.singleField(snapshot)), ("consume", "1"),
             ("partition", "default"),
             ("playlist", "\(versions.version(of: state.queue))"), ("playlistlength", "\(state.queue.count)"),
             ("mixrampdb", "0"), ("state", Self.stateName(snapshot.status)),
@@ -30,9 +30,7 @@ extension MPDCommandRunner {
             if let length = current.length { fields.append(("duration", fixedDecimals(length, places: 3))) }
         }
         if let job = index?.runningJob { fields.append(("updating_db", "\(job)")) }
-        if let waiting = snapshot.waiting, waiting != "no item to play", waiting != "buffering" {
-            fields.append(("error", waiting))
-        }
+        if let error = state.error { fields.append(("error", error)) }
         if let position, let next = Self.nextPosition(after: position, in: state) {
             fields += [("nextsong", "\(next)"), ("nextsongid", "\(state.queue[next].id)")]
         }
@@ -100,9 +98,16 @@ extension MPDCommandRunner {
         "outputid: 0\noutputname: QueuePlayer\nplugin: queueplayer\noutputenabled: 1\n"
     }
 
-    private func songs(in positions: Range<Int>, of state: MPDPlayerState) -> String {
+    /// The queue's songs at `positions`, as `playlistinfo` prints them.
+    func songs(in positions: some Sequence<Int>, of state: MPDPlayerState) -> String {
         let indexed = index?.current.songs ?? [:]
         return positions.map { song(state.queue[$0], at: $0, in: state, indexed: indexed) }.joined()
+    }
+
+    /// The tags of the current song `current` as playing it found them (a station's name and title).
+    static func metadata(of current: EntryDetails) -> ItemMetadata {
+        ItemMetadata(
+            title: current.title, artists: current.artists, album: current.album, stationName: current.stationName)
     }
 
     /// One song as MPD prints a queued one: `file`, the file's time of change, its tags and length (from the music
@@ -116,9 +121,7 @@ extension MPDCommandRunner {
         }
         var text = Self.songFile(name, at: entry.location)
         if let current = state.snapshot.current, current.id == entry.id {
-            let metadata = ItemMetadata(
-                title: current.title, artists: current.artists, album: current.album, stationName: current.stationName)
-            text += MPDSongTags.lines(metadata, wanted: tags)
+            text += MPDSongTags.lines(Self.metadata(of: current), wanted: tags)
             if let length = current.length, length > 0 { text += Self.length(length) }
         }
         return text + "Pos: \(position)\nId: \(entry.id)\n"

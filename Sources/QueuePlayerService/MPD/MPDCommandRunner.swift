@@ -110,7 +110,7 @@ package struct MPDCommandRunner: Sendable {
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
         "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges", "listall",
         "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
-        "readpicture", "listfiles",
+        "readpicture", "listfiles", "playlistfind", "playlistsearch",
     ]
 
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
@@ -265,6 +265,12 @@ package struct MPDCommandRunner: Sendable {
         },
         "searchadd": Command(permission: .add, arguments: 1...Int.max) { runner, arguments throws(MPDError) in
             try runner.findAdd(arguments, foldsCase: true)
+        },
+        "playlistfind": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.findInQueue(arguments, foldsCase: false)
+        },
+        "playlistsearch": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
+            try runner.findInQueue(arguments, foldsCase: true)
         },
         "count": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
             try runner.count(arguments)

@@ -8,17 +8,19 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
     case playlist, player, mixer, output, options, partition, sticker, subscription, message, neighbor, mount, update
 
     /// What changed between `old` and `new` (each a snapshot with the queue read with it): `playlist` when the queue
-    /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, or its
-    /// tags changed (a station's title); `mixer` when the volume did; `options` when the repeat or shuffle mode did. Everything
-    /// when there is no `old`.
+    /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, its tags
+    /// changed (a station's title), or `status`'s `error` came or went; `mixer` when the volume did; `options` when
+    /// the repeat, single or shuffle mode did. Everything when there is no `old`.
     package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> Set<MPDSubsystem> {
         guard let old else { return [.playlist, .player, .mixer, .options] }
         var changed: Set<MPDSubsystem> = []
         if old.queue != new.queue { changed.insert(.playlist) }
         let (was, now) = (old.snapshot, new.snapshot)
-        if was.status != now.status || was.current != now.current || was.jumps != now.jumps { changed.insert(.player) }
+        if was.status != now.status || was.current != now.current || was.jumps != now.jumps || old.error != new.error {
+            changed.insert(.player)
+        }
         if was.volume != now.volume { changed.insert(.mixer) }
-        if was.loop != now.loop || was.shuffle != now.shuffle { changed.insert(.options) }
+        if was.loop != now.loop || was.single != now.single || was.shuffle != now.shuffle { changed.insert(.options) }
         return changed
     }
 }
@@ -31,5 +33,13 @@ package struct MPDPlayerState: Equatable, Sendable {
     package init(snapshot: PlayerSnapshot, queue: [QueueEntry]) {
         self.snapshot = snapshot
         self.queue = queue
+    }
+
+    /// What `status` says in `error`: why nothing is heard though playback is wanted (a station being reconnected,
+    /// the audio server away), in `playerctl status`'s words; nil while sound is only being buffered, or nothing is
+    /// queued.
+    package var error: String? {
+        guard let waiting = snapshot.waiting, waiting != "no item to play", waiting != "buffering" else { return nil }
+        return waiting
     }
 }
