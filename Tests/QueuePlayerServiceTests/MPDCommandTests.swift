@@ -50,6 +50,15 @@ struct MPDCommandTests {
         #expect(run("playlistid \(ids[1])") == second)
     }
 
+    @Test("a song not opened yet (a stream still connecting) is playing without a duration, as in mpd's status")
+    func noDurationBeforeOpening() throws {
+        let stalled = try StalledListener()
+        #expect(run("add http://127.0.0.1:\(stalled.port)/flow.mp3", "play 0") == "OK\n")
+        let status = run("status")
+        #expect(status.contains("state: play\n") && status.contains("elapsed: 0.000\n"), "\(status)")
+        #expect(!status.contains("duration"), "\(status)")
+    }
+
     @Test("errors are MPD's: code, list index, command and words")
     func errors() {
         #expect(run("play 99") == "ACK [2@0] {play} Bad song index\n")

@@ -27,7 +27,7 @@ extension MPDCommandRunner {
                 ("time", "\(Int(snapshot.position.rounded())):\(Int(length.rounded()))"),
                 ("elapsed", fixedDecimals(snapshot.position, places: 3)), ("bitrate", "0"),
             ]
-            if let length = current.length { fields.append(("duration", fixedDecimals(length, places: 3))) }
+            if let length = current.length, length > 0 { fields.append(("duration", fixedDecimals(length, places: 3))) }
         }
         if let job = index?.runningJob { fields.append(("updating_db", "\(job)")) }
         if let error = state.error { fields.append(("error", error)) }
