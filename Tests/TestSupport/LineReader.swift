@@ -42,7 +42,7 @@ public final class LineReader: Sendable {
             }
             continuation.finish()
         }
-        try process.run()
+        try Subprocess.spawn(process)
     }
 
     deinit {

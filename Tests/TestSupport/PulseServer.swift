@@ -160,7 +160,7 @@ public final class MonitorRecording {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         let recordingsBefore = await Self.recordingStreams(on: server)
-        try process.run()
+        try Subprocess.spawn(process)
         // On PulseAudio parec writes silence as soon as it is connected: wait for the first bytes. PipeWire's null
         // sink writes nothing while suspended: there, wait for one more recording stream to show on the server.
         let deadline = Date().addingTimeInterval(5)
@@ -190,7 +190,7 @@ public final class MonitorRecording {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: file)
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Subprocess.spawn(process)
         // The sink writes silence while nothing plays: the first bytes say the reader is connected.
         let deadline = Date().addingTimeInterval(5)
         while Self.size(of: file) == 0, Date() < deadline, process.isRunning {

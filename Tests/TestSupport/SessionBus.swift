@@ -15,7 +15,7 @@ public final class SessionBus {
         process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Subprocess.spawn(process)
         let deadline = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: "\(folder)/bus"), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
