@@ -18,7 +18,15 @@ struct MPDCommandTests {
 
     init() throws {
         service = try ServiceHarness()
-        runner = MPDCommandRunner(
+        runner = Self.runner(of: service, folder: folder, playlistFolder: playlistFolder)
+    }
+
+    private static func runner(
+        of service: ServiceHarness, folder: MPDMusicFolder, playlistFolder: String
+    )
+        -> MPDCommandRunner
+    {
+        MPDCommandRunner(
             controller: service.controller, musicFolder: folder, playlists: MPDStoredPlaylists(folder: playlistFolder),
             versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
     }
@@ -50,13 +58,25 @@ struct MPDCommandTests {
         #expect(run("playlistid \(ids[1])") == second)
     }
 
+    @Test("status gives the playing song's decoded format once it is open, after its duration, as mpd's audio")
+    func audioFormat() async throws {
+        let service = try ServiceHarness(pacing: .realTime)
+        let runner = Self.runner(of: service, folder: folder, playlistFolder: playlistFolder)
+        #expect(runner.run(lines: ["add long-8k-60s.mp3", "play 0"], listOK: false).text == "OK\n")
+        await service.waitUntilOpened(try #require(service.controller.queue().first).id)
+        let status = runner.run(lines: ["status"], listOK: false).text
+        let lines = status.split(separator: "\n")
+        let duration = try #require(lines.firstIndex { $0.hasPrefix("duration: ") }, "\(status)")
+        #expect(lines[duration + 1] == "audio: 8000:f:2", "\(status)")
+    }
+
     @Test("a song not opened yet (a stream still connecting) is playing without a duration, as in mpd's status")
     func noDurationBeforeOpening() throws {
         let stalled = try StalledListener()
         #expect(run("add http://127.0.0.1:\(stalled.port)/flow.mp3", "play 0") == "OK\n")
         let status = run("status")
         #expect(status.contains("state: play\n") && status.contains("elapsed: 0.000\n"), "\(status)")
-        #expect(!status.contains("duration"), "\(status)")
+        #expect(!status.contains("duration") && !status.contains("audio"), "\(status)")
     }
 
     @Test("errors are MPD's: code, list index, command and words")

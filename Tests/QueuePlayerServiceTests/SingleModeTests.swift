@@ -56,6 +56,21 @@ struct SingleModeTests {
         #expect(service.run(.modes(repeat: nil, single: nil)).state?.loop == .playlist, "both nil only reports")
     }
 
+    @Test("single Once outlives a restart, as mpd's state file keeps oneshot, and so does single On")
+    func onceAcrossRestart() throws {
+        let store = try StateStore()
+        for single in [SingleMode.once, .on] {
+            do {
+                let first = try ServiceHarness(store: store)
+                first.add("join-1", "join-2")
+                #expect(first.run(.modes(repeat: nil, single: single)).state?.single == single)
+            }
+            let second = try ServiceHarness(store: store)
+            #expect(second.controller.restore())
+            #expect(second.status.single == single && second.status.loop == .none, "\(second.status)")
+        }
+    }
+
     /// Waits until the controller has noted that entry `id` played to its end.
     private func finished(_ id: Int, in service: ServiceHarness) async {
         for await event in service.events {

@@ -101,6 +101,10 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The format the item decodes to once it is ready: its sample rate, and two channels (every item is decoded to
+    /// stereo 32-bit floating point); nil until then. Any thread.
+    public var format: AudioFormat? { state.withLock { $0.opening.info?.format } }
+
     /// True once the item is ready and turned out to be a live stream (a radio station): its ``duration`` is
     /// ``MediaTime/indefinite``, it has no end, and a seek in it is refused.
     public var isLive: Bool { state.withLock { $0.opening.info?.isLive ?? false } }

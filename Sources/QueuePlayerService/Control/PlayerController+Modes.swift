@@ -20,10 +20,10 @@ extension PlayerController {
     /// Sets what MPRIS's `LoopStatus` and `playerctl loop` name: `Track` is repeat with single (once stays once),
     /// `Playlist` repeat alone, `None` neither (single off too when the item repeated). On the command path.
     func setLoop(_ status: LoopStatus) {
-        let single = modes.single
+        let now = modes
         switch status {
-        case .none: setModes(repeats: false, single: modes.repeats ? .off : single)
-        case .track: setModes(repeats: true, single: single == .once ? .once : .on)
+        case .none: setModes(repeats: false, single: now.repeats ? .off : now.single)
+        case .track: setModes(repeats: true, single: now.single == .once ? .once : .on)
         case .playlist: setModes(repeats: true, single: .off)
         }
     }

@@ -24,11 +24,12 @@ extension PlayerController {
         player.shuffleMode = saved.shuffles ? .items : .off
         player.restoreHistory(saved.history)
         state.withLock { state in
+            state.singleOnce = saved.holdsOnce
             state.savedHistory = saved.history
             state.savedCheckpoint = Checkpoint(
                 positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
-                holdsAtItemEnd: saved.holdsAtItemEnd, loop: saved.loop, shuffles: saved.shuffles,
-                isPlaying: saved.wasPlaying)
+                holdsAtItemEnd: saved.holdsAtItemEnd, holdsOnce: saved.holdsOnce, loop: saved.loop,
+                shuffles: saved.shuffles, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
@@ -62,14 +63,14 @@ extension PlayerController {
         let checkpoint = Checkpoint(
             positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
-            loop: LoopStatus(player.repeatMode), shuffles: player.shuffleMode == .items,
-            isPlaying: player.isPlaybackRequested)
+            holdsOnce: state.withLock(\.singleOnce), loop: LoopStatus(player.repeatMode),
+            shuffles: player.shuffleMode == .items, isPlaying: player.isPlaybackRequested)
         checkpointEpisode(at: time)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
-                volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, loop: checkpoint.loop,
-                shuffles: checkpoint.shuffles, isPlaying: checkpoint.isPlaying)
+                volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, holdsOnce: checkpoint.holdsOnce,
+                loop: checkpoint.loop, shuffles: checkpoint.shuffles, isPlaying: checkpoint.isPlaying)
         }
     }
 

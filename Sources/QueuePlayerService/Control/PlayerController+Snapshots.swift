@@ -106,7 +106,9 @@ extension PlayerController {
 
     /// The snapshot and the queue, read together, as MPD's commands answer from them. Any thread.
     package func mpdState() -> MPDPlayerState {
-        telling.withLock { _ in MPDPlayerState(snapshot: snapshot(), queue: player.entries()) }
+        telling.withLock { _ in
+            MPDPlayerState(snapshot: snapshot(), queue: player.entries(), format: currentEntry()?.item.format)
+        }
     }
 
     /// Calls `tell` with the snapshot and the queue now, then after every change of either, in order, on the thread

@@ -58,6 +58,7 @@ package final class PlayerController: Sendable {
         var positionSeconds: Double
         var volume: Float
         var holdsAtItemEnd: Bool
+        var holdsOnce: Bool
         var loop: LoopStatus
         var shuffles: Bool
         var isPlaying: Bool

@@ -81,10 +81,15 @@ extension MPDCommandRunner {
             + MPDSongTags.lines(song.description.metadata, wanted: tags) + Self.length(song.seconds)
     }
 
-    /// The `Format` line of a song decoded to `format`, as MPD writes an audio format: rate, sample (`f`: the
-    /// player's 32-bit floating point) and channels (always two: the player decodes every file to stereo).
+    /// The `Format` line of a song decoded to `format`.
     static func format(_ format: AudioFormat) -> String {
-        "Format: \(format.sampleRate):f:\(format.channelCount)\n"
+        "Format: \(audioFormat(format))\n"
+    }
+
+    /// `format` as MPD writes an audio format: rate, sample (`f`: the player's 32-bit floating point) and channels
+    /// (always two: the player decodes every file to stereo).
+    static func audioFormat(_ format: AudioFormat) -> String {
+        "\(format.sampleRate):f:\(format.channelCount)"
     }
 
     /// A folder's `directory` line and, `withDate`, its time of change on disk.

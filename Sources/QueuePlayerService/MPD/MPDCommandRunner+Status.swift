@@ -5,8 +5,8 @@ import QueuePlayerControl
 /// The commands that report: `status`, `currentsong`, the queue's songs, `outputs`.
 extension MPDCommandRunner {
     /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`);
-    /// `repeat` and `single` are the player's modes; `error` says why nothing is heard while a remote item waits for
-    /// its server or the audio server is away.
+    /// `repeat` and `single` are the player's modes; `audio` is the current song's decoded format once it is open;
+    /// `error` says why nothing is heard while a remote item waits for its server or the audio server is away.
     func status() -> String {
         let state = controller.mpdState()
         let snapshot = state.snapshot
@@ -28,6 +28,7 @@ extension MPDCommandRunner {
                 ("elapsed", fixedDecimals(snapshot.position, places: 3)), ("bitrate", "0"),
             ]
             if let length = current.length, length > 0 { fields.append(("duration", fixedDecimals(length, places: 3))) }
+            if let format = state.format { fields.append(("audio", Self.audioFormat(format))) }
         }
         if let job = index?.runningJob { fields.append(("updating_db", "\(job)")) }
         if let error = state.error { fields.append(("error", error)) }

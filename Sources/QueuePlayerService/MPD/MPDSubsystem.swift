@@ -29,10 +29,13 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
 package struct MPDPlayerState: Equatable, Sendable {
     package var snapshot: PlayerSnapshot
     package var queue: [QueueEntry]
+    /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
+    package var format: AudioFormat?
 
-    package init(snapshot: PlayerSnapshot, queue: [QueueEntry]) {
+    package init(snapshot: PlayerSnapshot, queue: [QueueEntry], format: AudioFormat? = nil) {
         self.snapshot = snapshot
         self.queue = queue
+        self.format = format
     }
 
     /// What `status` says in `error`: why nothing is heard though playback is wanted (a station being reconnected,

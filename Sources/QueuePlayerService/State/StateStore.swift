@@ -29,6 +29,8 @@ package final class StateStore: Sendable {
         }
         package var volume: Float
         package var holdsAtItemEnd: Bool
+        /// Holding at an item's end is for one item only (MPD's `single oneshot`).
+        package var holdsOnce: Bool
         /// What plays again.
         package var loop: LoopStatus
         package var shuffles: Bool
@@ -157,6 +159,11 @@ package final class StateStore: Sendable {
                 }
             }
         }
+        migrator.registerMigration("v8: single once") { database in
+            try database.alter(table: "player") { table in
+                table.add(column: "holdsOnce", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 
@@ -173,8 +180,8 @@ package final class StateStore: Sendable {
 
     /// Records where playback is and how it is set up.
     package func checkpoint(
-        positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, loop: LoopStatus,
-        shuffles: Bool, isPlaying: Bool
+        positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, holdsOnce: Bool,
+        loop: LoopStatus, shuffles: Bool, isPlaying: Bool
     ) throws {
         // One statement, compiled once and kept: it runs every second while playing. On its own it is a
         // transaction (SQLite's autocommit), so GRDB's BEGIN and COMMIT around it would only add two statements.
@@ -182,11 +189,12 @@ package final class StateStore: Sendable {
             try database.cachedStatement(
                 sql: """
                     UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
-                    loopStatus = ?, shuffles = ?, wasPlaying = ? WHERE id = 1
+                    holdsOnce = ?, loopStatus = ?, shuffles = ?, wasPlaying = ? WHERE id = 1
                     """
             ).execute(
                 arguments: [
-                    positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, loop.rawValue, shuffles, isPlaying,
+                    positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, holdsOnce, loop.rawValue, shuffles,
+                    isPlaying,
                 ])
         }
     }
@@ -214,6 +222,7 @@ package final class StateStore: Sendable {
                 queue: queue, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
+                holdsOnce: player?["holdsOnce"] ?? false,
                 loop: (player?["loopStatus"] as String?).flatMap(LoopStatus.init(named:)) ?? .none,
                 shuffles: player?["shuffles"] ?? false,
                 wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemLocation: $0) })
