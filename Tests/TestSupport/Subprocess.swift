@@ -66,7 +66,8 @@ public enum Subprocess {
     /// inherit that end (its list of descriptors to close is made before the pair exists), and the first child's
     /// exit is then seen only when the second exits. Measured with a thread starting 2 s children in a loop beside
     /// 200 starts of 10 ms ones: 3 to 6 of the 200 were seen to end only with a 2 s child that held their end; none
-    /// when starts take turns. Every child of a test is started through this.
+    /// when starts take turns. Every child of a test is started through this. Any thread; blocks while another start
+    /// is under way.
     public static func spawn(_ process: Process) throws {
         try starting.withLock { _ in try process.run() }
     }
