@@ -12,11 +12,32 @@ struct StreamTimingReport: Equatable, Sendable {
     /// True when the stream was playing at the report and still is (not corked, not prebuffering, no underrun).
     var isAdvancing: Bool
 
-    /// Frames written but not yet heard, `age` microseconds after the report, at `rate` frames a second. Never
-    /// negative: the listener cannot get ahead of what was written.
-    func latencyFrames(reportAgeMicroseconds age: Int64, rate: Int) -> Int {
+    /// The stream frame being heard `age` microseconds after the report, at `rate` frames a second, counted as
+    /// `writtenFrames` is: never beyond it, since the listener cannot get ahead of what was written.
+    func heardFrame(reportAgeMicroseconds age: Int64, rate: Int) -> Int64 {
         let microsecondsHeardSinceRead = (isAdvancing ? max(0, age) : 0) - sinkMicroseconds
-        let heard = readFrames + microsecondsHeardSinceRead * Int64(rate) / 1_000_000
-        return Int(max(0, writtenFrames - heard))
+        return min(writtenFrames, readFrames + microsecondsHeardSinceRead * Int64(rate) / 1_000_000)
+    }
+}
+
+/// The frame heard, carried forward from each report, and never moved back between two changes of the stream (its
+/// start, a cork, an uncork, a flush): a report may show that the server read less than the one before implied,
+/// when the stream ran dry or the server ran late after that report, and the time then stands where it was until the
+/// sound catches up, as libpulse's own clock does for a stream that does not ask for `PA_STREAM_NOT_MONOTONIC`. A
+/// plain value, kept under the sink's lock.
+struct MonotonicHeardFrame: Sendable {
+    private var floor: Int64?
+
+    /// Forgets the frame last told: the stream started, corked, uncorked or was flushed, and its next report is
+    /// taken as it is.
+    mutating func reset() { floor = nil }
+
+    /// Frames written but not yet heard, `age` microseconds after `report`, at `rate` frames a second (never
+    /// negative), implying no earlier frame than the last call since ``reset()`` did.
+    mutating func latencyFrames(_ report: StreamTimingReport, reportAgeMicroseconds age: Int64, rate: Int) -> Int {
+        var heard = report.heardFrame(reportAgeMicroseconds: age, rate: rate)
+        if let floor { heard = max(heard, floor) }
+        floor = heard
+        return Int(max(0, report.writtenFrames - heard))
     }
 }

@@ -79,6 +79,7 @@ extension PulseAudioSink {
         isCorked = paused
         lostAt = nil
         lastTiming = nil
+        heardFrame.reset()
         let buffering = serverIsPipeWire ? Self.pipeWireBuffering : Self.pulseAudioBuffering
         let bytesPerFrame = UInt32(format.channelCount * MemoryLayout<Int16>.size)
         let targetBytes = UInt32(format.sampleRate * buffering.targetMilliseconds / 1000) * bytesPerFrame

@@ -12,7 +12,8 @@ import PosixThreads
 extension PulseAudioSink {
     /// Frames written but not yet heard, from the stream's latest timing report carried forward to now (see
     /// `StreamTimingReport`); 0 before the first report or with no stream. While corked, the frames not yet read,
-    /// so that the paused position is the one play resumes from and stands still. A report older than
+    /// so that the paused position is the one play resumes from and stands still. The frame heard never moves back
+    /// between two changes of the stream (`MonotonicHeardFrame`). A report older than
     /// `timingRefreshMicroseconds` is renewed in the background, so that the sink's own clock rate (which may
     /// differ from the nominal rate by 100 ppm) never accumulates.
     ///
@@ -47,7 +48,7 @@ extension PulseAudioSink {
             }
             let age =
                 Int64(now.tv_sec - timing.timestamp.tv_sec) * 1_000_000 + Int64(now.tv_usec - timing.timestamp.tv_usec)
-            return report.latencyFrames(reportAgeMicroseconds: age, rate: format.sampleRate)
+            return heardFrame.latencyFrames(report, reportAgeMicroseconds: age, rate: format.sampleRate)
         } ?? 0
     }
 
@@ -69,6 +70,7 @@ extension PulseAudioSink {
     /// Waits for a timing report taken after everything asked of the server so far (a cork, a flush), so that no
     /// later read carries an older report across the change. Lock held.
     func refreshTiming(_ stream: OpaquePointer) {
+        heardFrame.reset()
         lastTimingRequest = pa_rtclock_now()
         waitFor(pa_stream_update_timing_info(stream, Self.signalOnCompletion, mainloopPointer))
     }

@@ -94,6 +94,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     var lostAt: timeval?
     /// The stream's latest timing report, as last read.
     var lastTiming: pa_timing_info?
+    /// The frame heard as last told, which later readings do not move back (see ``latencyFrames()``).
+    var heardFrame = MonotonicHeardFrame()
     /// The default sink's sample rate, read at each connection; nil before the first.
     var sinkSampleRate: Int?
     /// The gain asked for (``setGain(_:)``), applied as the stream's volume when ``appliesGainInServer``.
