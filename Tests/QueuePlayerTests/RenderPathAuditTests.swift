@@ -6,10 +6,8 @@ import Testing
 /// The real-time rule, checked: the audio path (the renderer as each sink drives it) allocates nothing and takes no
 /// lock during playback, seeks, pause and resume, a skip and joins across rates. `RenderPathAudit` plays the scenario
 /// in a process of its own whose allocator and pthread locks are counted (see Tests/RealTimeAudit), and reports.
-///
-/// Alone: it runs private PulseAudio and PipeWire servers, which load both cores.
 @Suite(
-    "The audio path allocates nothing and takes no lock", .tier(.alone),
+    "The audio path allocates nothing and takes no lock", .tier(.servers),
     .unsanitizable("its allocator interposer would displace the sanitizer's; scripts/test runs it uninstrumented"))
 struct RenderPathAuditTests {
     private static let nothing = ["allocations": 0, "deallocations": 0, "lockAcquisitions": 0, "waits": 0]

@@ -5,9 +5,7 @@ import Testing
 
 /// The same `--format` template prints the same text from this playerctl and from Debian's (2.4.1, over MPRIS),
 /// on the same paused daemon: variables, numbers, strings with commas, operators, every function, and errors.
-///
-/// Alone: hundreds of playerctl processes, Debian's and ours, load both cores as a server does.
-@Suite("Templates: the same text as Debian's playerctl", .tier(.alone), .serialized)
+@Suite("Templates: the same text as Debian's playerctl", .tier(.servers), .serialized)
 struct TemplateParityTests {
     static let templates = [
         "{{title}}",
