@@ -30,7 +30,8 @@ public final class HTTPTestServer: Sendable {
         /// RST, as a crashed server or a middlebox sends).
         public var resetsAfterBytes: [Int] = []
         /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
-        /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops.
+        /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops. A live
+        /// stream's answer sends its whole body first, whatever the number: set, it is a stream that has not ended.
         public var stallsAfterBytes: Int?
         /// After this many bytes of its body, every answer for this path sends one byte every 100 ms: a server
         /// that trickles.

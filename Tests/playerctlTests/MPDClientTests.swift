@@ -292,9 +292,12 @@ struct MPDClientTests {
 
     @Test("Music Assistant's calls, made as its MPD player makes them: a command connection, an idling one, a stream")
     func musicAssistant() async throws {
-        // Music Assistant streams its queue to the player as one HTTP stream without a length.
+        // Music Assistant streams its queue to the player as one HTTP stream without a length, which does not end
+        // while the test runs: its minute at once, then the connection held open (an ended one is reconnected, and
+        // status would rightly say so).
         var flow = HTTPTestServer.Route(body: Array(try Data(contentsOf: Fixtures.mp3("long-8k-60s"))))
         flow.isLive = true
+        flow.stallsAfterBytes = flow.body.count
         let web = try await HTTPTestServer(routes: ["/flow/queue.mp3": flow])
         let daemon = try await Daemon("mpd-music-assistant")
         // The calls of music_assistant/providers/mpd/player.py: two connections (commands, and one kept in idle),
