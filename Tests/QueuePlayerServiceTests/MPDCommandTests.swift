@@ -58,7 +58,7 @@ struct MPDCommandTests {
         #expect(run("playlistid \(ids[1])") == second)
     }
 
-    @Test("status gives the playing song's decoded format once it is open, after its duration, as mpd's audio")
+    @Test("status gives the playing song's decoded format and bit rate once it is open, as mpd's audio and bitrate")
     func audioFormat() async throws {
         let service = try ServiceHarness(pacing: .realTime)
         let runner = Self.runner(of: service, folder: folder, playlistFolder: playlistFolder)
@@ -68,6 +68,7 @@ struct MPDCommandTests {
         let lines = status.split(separator: "\n")
         let duration = try #require(lines.firstIndex { $0.hasPrefix("duration: ") }, "\(status)")
         #expect(lines[duration + 1] == "audio: 8000:f:2", "\(status)")
+        #expect(status.contains("\nelapsed: ") && status.contains("\nbitrate: 8\n"), "a file of 8 kbit/s: \(status)")
     }
 
     @Test("a song not opened yet (a stream still connecting) is playing without a duration, as in mpd's status")
@@ -77,6 +78,7 @@ struct MPDCommandTests {
         let status = run("status")
         #expect(status.contains("state: play\n") && status.contains("elapsed: 0.000\n"), "\(status)")
         #expect(!status.contains("duration") && !status.contains("audio"), "\(status)")
+        #expect(status.contains("\nbitrate: 0\n"), "\(status)")
     }
 
     @Test("errors are MPD's: code, list index, command and words")

@@ -104,6 +104,26 @@ struct DecoderTests {
         #expect(sampleDifference(samples, reference) == nil)
     }
 
+    @Test("the data rate is a constant bit rate file's own, and a variable one's mean over its length")
+    func dataRate() throws {
+        func rate(_ name: String) throws -> Int? {
+            try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger).estimatedDataRate
+        }
+        #expect(try rate("stereo-44k-5s") == 128_000)
+        #expect(try rate("mono-44k") == 64_000)
+        // 8 kbit/s at 8 kHz: a frame too small for a LAME header, so its rate is its mean, as for a VBR file.
+        #expect(try rate("long-8k-60s").map { abs($0 - 8_000) <= 80 } == true)
+        // lame -V 2, and -V 4 without a header: the file's bits over its seconds, less its headers and up to a frame
+        // (2% of a 4 s file), where the first frame alone would say anything from 32 to 320 kbit/s.
+        for name in ["vbr-44k", "vbr-no-header"] {
+            let decoder = try MPG123Decoder(url: Fixtures.mp3(name), logger: quietLogger)
+            let bits = Double(try Data(contentsOf: Fixtures.mp3(name)).count * 8)
+            let mean = bits / decoder.format.seconds(forFrames: decoder.frameCount)
+            let told = Double(try #require(decoder.estimatedDataRate))
+            #expect(abs(told - mean) / mean < 0.02, "\(name): \(told) bit/s against \(mean)")
+        }
+    }
+
     @Test("mono is delivered as two identical channels")
     func monoBecomesStereo() throws {
         let decoder = try MPG123Decoder(url: Fixtures.mp3("mono-44k"), logger: quietLogger)

@@ -26,6 +26,8 @@ package protocol AudioDecoder: AnyObject {
     /// A remote item's forward buffer (what has arrived ahead of the decoder); nil for a local file, whose bytes
     /// are always there.
     var forwardBuffer: ForwardBuffer? { get }
+    /// The bit rate of the encoded audio, in bits a second; nil when not known.
+    var estimatedDataRate: Int? { get }
     /// Decodes frames into the front of `destination` (interleaved, `format.channelCount` samples a frame) and
     /// returns how many frames were written; 0 at the end of the item. Throws ``DecoderError`` with code
     /// ``DecoderError/Code/truncated`` once, at the end, when the file stopped short of what it announced.
@@ -59,9 +61,11 @@ extension AudioDecoder {
     /// What the decoder knows of its item (format, exact length, tags), labelled as `entry`. Any thread that owns
     /// the decoder.
     package func info(for entry: QueueEntry) -> OpenedEntry {
-        OpenedEntry(
+        var info = OpenedEntry(
             entry: entry, format: format, frameCount: frameCount, metadata: metadata, isLive: isLive,
             isSeekable: isSeekable)
+        info.estimatedDataRate = estimatedDataRate
+        return info
     }
 
     /// A local file can always be sought in.

@@ -36,6 +36,8 @@ package final class MPG123Decoder: AudioDecoder {
     package let forwardBuffer: ForwardBuffer?
     /// False for a live stream, and for a remote file whose server does not answer `Range` requests.
     package let isSeekable: Bool
+    /// The bit rate of the MPEG audio, in bits a second (see ``dataRate(of:audioBytes:frameCount:sampleRate:)``).
+    package let estimatedDataRate: Int?
 
     private let handle: OpaquePointer
     private let source: any ByteSource
@@ -87,6 +89,7 @@ package final class MPG123Decoder: AudioDecoder {
         var encoding: Int32 = 0
         mpg123_getformat(handle, &rate, &channels, &encoding)
         format = .stereo(sampleRate: rate)
+        let audioStart = Self.firstFrameStart(handle)
         let announced = mpg123_length(handle)
         isLive = remote?.head.isLive ?? false
         if let remote, isLive || !Self.lengthIsExact(handle) || announced <= 0 {
@@ -114,6 +117,42 @@ package final class MPG123Decoder: AudioDecoder {
         isSeekable = remote == nil || (!isLive && remote?.head.acceptsRanges == true)
         if isLive { joinSettlesAtFrame = format.sampleRate }
         if let remote { Self.noteByteRate(of: handle, into: remote, frameCount: frameCount) }
+        let fileBytes = remote.map { $0.head.length } ?? Self.fileSize(url)
+        let audioBytes = fileBytes.map { $0 - audioStart }
+        estimatedDataRate = Self.dataRate(
+            of: handle, audioBytes: isLive ? nil : audioBytes, frameCount: frameCount, sampleRate: rate)
+    }
+
+    /// The bit rate an MPEG stream carries, in bits a second, as `AVAssetTrack.estimatedDataRate` gives it: the
+    /// rate of its frames when its LAME header says they all have one (CBR), the target rate of an average bitrate
+    /// (ABR) file, and otherwise (VBR, or no header to say) its audio bytes over its length, when both are known;
+    /// for a live stream, its first frame's. Nil when libmpg123 tells none (free format).
+    private static func dataRate(
+        of handle: OpaquePointer, audioBytes: Int?, frameCount: Int, sampleRate: Int
+    ) -> Int? {
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue else { return nil }
+        if info.vbr == Int32(MPG123_ABR.rawValue), info.abr_rate > 0 { return Int(info.abr_rate) * 1000 }
+        let announcedConstant = info.vbr == Int32(MPG123_CBR.rawValue) && lengthIsExact(handle)
+        if !announcedConstant, let audioBytes, audioBytes > 0, frameCount > 0, frameCount != .max, sampleRate > 0 {
+            return Int((Double(audioBytes) * 8 * Double(sampleRate) / Double(frameCount)).rounded())
+        }
+        return info.bitrate > 0 ? Int(info.bitrate) * 1000 : nil
+    }
+
+    /// Where the MPEG frame libmpg123 parsed last starts in the stream: after opening, the first audio frame, past
+    /// the tags and the LAME/Xing frame. Read before a scan, which leaves the stream elsewhere.
+    private static func firstFrameStart(_ handle: OpaquePointer) -> Int {
+        var info = mpg123_frameinfo2()
+        let frameEnd = mpg123_tell_stream(handle)
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, frameEnd >= 0 else { return 0 }
+        return max(0, frameEnd - Int(info.framesize) - 4)
+    }
+
+    /// The size of the local file at `url` in bytes, or nil if it cannot be read.
+    private static func fileSize(_ url: URL) -> Int? {
+        var status = stat()
+        return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
     }
 
     /// Tells a remote item's forward buffer how many bytes make a second: from the length and duration of a file,

@@ -29,6 +29,7 @@ package final class ResampledDecoder: AudioDecoder {
     package var isSeekable: Bool { source.isSeekable }
     /// The source's forward buffer.
     package var forwardBuffer: ForwardBuffer? { source.forwardBuffer }
+    package var estimatedDataRate: Int? { source.estimatedDataRate }
 
     /// The source's marks, their frames counted at the output rate.
     package func takeStreamMarks() -> [StreamMark] {

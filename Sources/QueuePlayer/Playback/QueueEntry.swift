@@ -71,8 +71,11 @@ public struct OpenedEntry: Hashable, Sendable {
     /// False when the item cannot be sought in: a live stream, or a remote file whose server does not answer
     /// `Range` requests.
     public let isSeekable: Bool
+    /// The bit rate of the encoded audio, in bits a second (`AVAssetTrack.estimatedDataRate`): a constant bit rate
+    /// file's rate, a variable one's mean, a live stream's first frame's; nil when not known.
+    public internal(set) var estimatedDataRate: Int?
 
-    /// Creates item information.
+    /// Creates item information, with no ``estimatedDataRate``.
     public init(
         entry: QueueEntry, format: AudioFormat, frameCount: Int, metadata: ItemMetadata, isLive: Bool = false,
         isSeekable: Bool = true

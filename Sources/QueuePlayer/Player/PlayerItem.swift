@@ -105,6 +105,11 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// stereo 32-bit floating point); nil until then. Any thread.
     public var format: AudioFormat? { state.withLock { $0.opening.info?.format } }
 
+    /// The bit rate of the item's encoded audio once it is ready, in bits a second, as `AVAssetTrack`'s
+    /// `estimatedDataRate` gives it: a constant bit rate file's rate, a variable one's mean over its length, a live
+    /// stream's first frame's; nil until then, or when the stream tells none. Any thread.
+    public var estimatedDataRate: Int? { state.withLock { $0.opening.info?.estimatedDataRate } }
+
     /// True once the item is ready and turned out to be a live stream (a radio station): its ``duration`` is
     /// ``MediaTime/indefinite``, it has no end, and a seek in it is refused.
     public var isLive: Bool { state.withLock { $0.opening.info?.isLive ?? false } }
@@ -221,9 +226,10 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     func changeMetadata(_ metadata: ItemMetadata) {
         state.withLock { state in
             guard let info = state.opening.info else { return }
-            let changed = OpenedEntry(
+            var changed = OpenedEntry(
                 entry: info.entry, format: info.format, frameCount: info.frameCount, metadata: metadata,
                 isLive: info.isLive, isSeekable: info.isSeekable)
+            changed.estimatedDataRate = info.estimatedDataRate
             switch state.opening {
             case .failed(let error, _): state.opening = .failed(error, changed)
             default: state.opening = .ready(changed)

@@ -107,7 +107,10 @@ extension PlayerController {
     /// The snapshot and the queue, read together, as MPD's commands answer from them. Any thread.
     package func mpdState() -> MPDPlayerState {
         telling.withLock { _ in
-            MPDPlayerState(snapshot: snapshot(), queue: player.entries(), format: currentEntry()?.item.format)
+            let current = currentEntry()?.item
+            return MPDPlayerState(
+                snapshot: snapshot(), queue: player.entries(), format: current?.format,
+                bitRate: current?.estimatedDataRate)
         }
     }
 

@@ -5,7 +5,8 @@ import QueuePlayerControl
 /// The commands that report: `status`, `currentsong`, the queue's songs, `outputs`.
 extension MPDCommandRunner {
     /// MPD's `status`, its fields in MPD 0.23's order. The queue always consumes what it played (`consume: 1`);
-    /// `repeat` and `single` are the player's modes; `audio` is the current song's decoded format once it is open;
+    /// `repeat` and `single` are the player's modes; `audio` is the current song's decoded format once it is open,
+    /// and `bitrate` its bit rate in kbit/s (0 until then: a variable one's mean, where mpd tells each chunk's);
     /// `error` says why nothing is heard while a remote item waits for its server or the audio server is away.
     func status() -> String {
         let state = controller.mpdState()
@@ -25,7 +26,8 @@ extension MPDCommandRunner {
             let length = current.length ?? 0
             fields += [
                 ("time", "\(Int(snapshot.position.rounded())):\(Int(length.rounded()))"),
-                ("elapsed", fixedDecimals(snapshot.position, places: 3)), ("bitrate", "0"),
+                ("elapsed", fixedDecimals(snapshot.position, places: 3)),
+                ("bitrate", "\(state.bitRate.map { ($0 + 500) / 1000 } ?? 0)"),
             ]
             if let length = current.length, length > 0 { fields.append(("duration", fixedDecimals(length, places: 3))) }
             if let format = state.format { fields.append(("audio", Self.audioFormat(format))) }

@@ -31,11 +31,14 @@ package struct MPDPlayerState: Equatable, Sendable {
     package var queue: [QueueEntry]
     /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
     package var format: AudioFormat?
+    /// The current item's bit rate in bits a second, once it is open (``PlayerItem/estimatedDataRate``).
+    package var bitRate: Int?
 
-    package init(snapshot: PlayerSnapshot, queue: [QueueEntry], format: AudioFormat? = nil) {
+    package init(snapshot: PlayerSnapshot, queue: [QueueEntry], format: AudioFormat? = nil, bitRate: Int? = nil) {
         self.snapshot = snapshot
         self.queue = queue
         self.format = format
+        self.bitRate = bitRate
     }
 
     /// What `status` says in `error`: why nothing is heard though playback is wanted (a station being reconnected,
