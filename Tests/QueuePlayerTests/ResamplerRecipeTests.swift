@@ -12,7 +12,6 @@ private final class ToneSource: AudioDecoder {
     let frameCount: Int
     let isLive = false
     let forwardBuffer: ForwardBuffer? = nil
-    let estimatedDataRate: Int? = nil
     func takeStreamMarks() -> [StreamMark] { [] }
     let metadata = ItemMetadata()
     private let frequency: Double

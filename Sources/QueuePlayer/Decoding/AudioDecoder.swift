@@ -70,6 +70,9 @@ extension AudioDecoder {
 
     /// A local file can always be sought in.
     package var isSeekable: Bool { true }
+
+    /// Not known, unless the decoder tells it.
+    package var estimatedDataRate: Int? { nil }
 }
 
 extension AudioDecoder {
