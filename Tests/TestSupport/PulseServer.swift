@@ -49,6 +49,15 @@ public final class PulseServer: Sendable {
             }
         }
 
+        /// The pid files the script writes in the server's folder, and the program (`comm`) each names.
+        var processes: [(file: String, program: String)] {
+            guard self == .pipeWire else { return [("runtime/pulse/pid", "pulseaudio")] }
+            return [
+                ("pipewire-pulse.pid", "pipewire-pulse"), ("wireplumber.pid", "wireplumber"),
+                ("pipewire.pid", "pipewire"), ("dbus.pid", "dbus-daemon"),
+            ]
+        }
+
         /// What the script's `start` takes after the folder.
         var startOptions: [String] { self == .rewindingPulseAudio ? ["--rewinds"] : [] }
 
@@ -120,8 +129,20 @@ public final class PulseServer: Sendable {
         }
     }
 
+    /// Kills the server's processes at once, by the pid files its script wrote, each checked to be still the program
+    /// it was. Not the script's `stop`: that waits a second for a PulseAudio started with SIGTERM blocked (as a test
+    /// runner's threads start it), and a deinit runs on one of the few threads Swift's tasks share, so every other
+    /// test's tasks waited with it.
     deinit {
-        _ = Subprocess.runBlocking(Self.script(kind), ["stop", directory])
+        for (file, program) in kind.processes {
+            let path = "\(directory)/\(file)"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+                let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                name.trimmingCharacters(in: .newlines) == program
+            else { continue }
+            kill(pid, SIGKILL)
+        }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
