@@ -34,6 +34,12 @@ final class BufferedFileReader: ByteSource {
     /// A file's failures are told by `errno`.
     var failure: DecoderError? { nil }
 
+    /// The file's size now, by `fstat(2)`.
+    var length: Int? {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
+    }
+
     deinit {
         close(descriptor)
         buffer.deallocate()
@@ -75,10 +81,7 @@ final class BufferedFileReader: ByteSource {
     /// Moves the position as `lseek(2)` does (`SEEK_SET`, `SEEK_CUR`, `SEEK_END`) and returns it; -1 with `errno` for
     /// another `whence` or a position before the start.
     func seek(to offset: Int, whence: Int32) -> Int {
-        let target = seekTarget(offset: offset, whence: whence, from: position) {
-            var status = stat()
-            return fstat(descriptor, &status) == 0 ? Int(status.st_size) : nil
-        }
+        let target = seekTarget(offset: offset, whence: whence, from: position)
         if target >= 0 { position = target }
         return target
     }

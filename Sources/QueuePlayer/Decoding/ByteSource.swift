@@ -13,6 +13,8 @@ protocol ByteSource: AnyObject {
     func seek(to offset: Int, whence: Int32) -> Int
     /// Why the last `read` or `seek` returned -1, named for the user; nil when `errno` says it.
     var failure: DecoderError? { get }
+    /// How many bytes the source holds in all; nil, with `errno` set, when that is not known (a live stream).
+    var length: Int? { get }
     /// Takes the titles a stream's server sent (ICY `StreamTitle`) for bytes up to `offset`, oldest first.
     func takeTitles(through offset: Int) -> [String]
     /// Takes the gaps in a live stream (seconds missed while it was reconnected) before bytes up to `offset`.
@@ -27,15 +29,15 @@ extension ByteSource {
     func takeGaps(through offset: Int) -> [Double] { [] }
 
     /// Where `lseek(2)` moves from `position`: `offset` from the start (`SEEK_SET`), from `position` (`SEEK_CUR`)
-    /// or from the end (`SEEK_END`, at `length()`, which returns nil with `errno` set when it is not known). -1 with
-    /// `errno` for another `whence`, an unknown length, or a target before the start.
-    func seekTarget(offset: Int, whence: Int32, from position: Int, length: () -> Int?) -> Int {
+    /// or from the end (`SEEK_END`, at ``length``). -1 with `errno` for another `whence`, an unknown length, or a
+    /// target before the start.
+    func seekTarget(offset: Int, whence: Int32, from position: Int) -> Int {
         let base: Int
         switch whence {
         case SEEK_SET: base = 0
         case SEEK_CUR: base = position
         case SEEK_END:
-            guard let length = length() else { return -1 }
+            guard let length else { return -1 }
             base = length
         default:
             errno = EINVAL

@@ -89,7 +89,7 @@ package final class MPG123Decoder: AudioDecoder {
         var encoding: Int32 = 0
         mpg123_getformat(handle, &rate, &channels, &encoding)
         format = .stereo(sampleRate: rate)
-        let audioStart = Self.firstFrameStart(handle)
+        let firstFrame = Self.firstFrame(handle)
         let announced = mpg123_length(handle)
         isLive = remote?.head.isLive ?? false
         if let remote, isLive || !Self.lengthIsExact(handle) || announced <= 0 {
@@ -116,11 +116,13 @@ package final class MPG123Decoder: AudioDecoder {
         remoteSource = remote
         isSeekable = remote == nil || (!isLive && remote?.head.acceptsRanges == true)
         if isLive { joinSettlesAtFrame = format.sampleRate }
-        if let remote { Self.noteByteRate(of: handle, into: remote, frameCount: frameCount) }
-        let fileBytes = remote.map { $0.head.length } ?? Self.fileSize(url)
-        let audioBytes = fileBytes.map { $0 - audioStart }
+        if let remote {
+            Self.noteByteRate(into: remote, firstFrame: firstFrame, frameCount: frameCount, sampleRate: rate)
+        }
+        let audioBytes = source.length.map { $0 - firstFrame.start }
         estimatedDataRate = Self.dataRate(
-            of: handle, audioBytes: isLive ? nil : audioBytes, frameCount: frameCount, sampleRate: rate)
+            of: firstFrame.info, exactLength: Self.lengthIsExact(handle), audioBytes: isLive ? nil : audioBytes,
+            frameCount: frameCount, sampleRate: rate)
     }
 
     /// The bit rate an MPEG stream carries, in bits a second, as `AVAssetTrack.estimatedDataRate` gives it: the
@@ -128,46 +130,38 @@ package final class MPG123Decoder: AudioDecoder {
     /// (ABR) file, and otherwise (VBR, or no header to say) its audio bytes over its length, when both are known;
     /// for a live stream, its first frame's. Nil when libmpg123 tells none (free format).
     private static func dataRate(
-        of handle: OpaquePointer, audioBytes: Int?, frameCount: Int, sampleRate: Int
+        of info: mpg123_frameinfo2?, exactLength: Bool, audioBytes: Int?, frameCount: Int, sampleRate: Int
     ) -> Int? {
-        var info = mpg123_frameinfo2()
-        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue else { return nil }
+        guard let info else { return nil }
         if info.vbr == Int32(MPG123_ABR.rawValue), info.abr_rate > 0 { return Int(info.abr_rate) * 1000 }
-        let announcedConstant = info.vbr == Int32(MPG123_CBR.rawValue) && lengthIsExact(handle)
+        let announcedConstant = info.vbr == Int32(MPG123_CBR.rawValue) && exactLength
         if !announcedConstant, let audioBytes, audioBytes > 0, frameCount > 0, frameCount != .max, sampleRate > 0 {
             return Int((Double(audioBytes) * 8 * Double(sampleRate) / Double(frameCount)).rounded())
         }
         return info.bitrate > 0 ? Int(info.bitrate) * 1000 : nil
     }
 
-    /// Where the MPEG frame libmpg123 parsed last starts in the stream: after opening, the first audio frame, past
-    /// the tags and the LAME/Xing frame. Read before a scan, which leaves the stream elsewhere.
-    private static func firstFrameStart(_ handle: OpaquePointer) -> Int {
+    /// The MPEG frame libmpg123 parsed last, and where it starts in the stream: after opening, the first audio frame,
+    /// past the tags and the LAME/Xing frame. Read before a scan, which leaves the stream elsewhere. Nil info and
+    /// start 0 when libmpg123 tells none.
+    private static func firstFrame(_ handle: OpaquePointer) -> (info: mpg123_frameinfo2?, start: Int) {
         var info = mpg123_frameinfo2()
         let frameEnd = mpg123_tell_stream(handle)
-        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, frameEnd >= 0 else { return 0 }
-        return max(0, frameEnd - Int(info.framesize) - 4)
-    }
-
-    /// The size of the local file at `url` in bytes, or nil if it cannot be read.
-    private static func fileSize(_ url: URL) -> Int? {
-        var status = stat()
-        return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue else { return (nil, 0) }
+        return (info, frameEnd >= 0 ? max(0, frameEnd - Int(info.framesize) - 4) : 0)
     }
 
     /// Tells a remote item's forward buffer how many bytes make a second: from the length and duration of a file,
-    /// or from the bitrate of a stream's first frame.
-    private static func noteByteRate(of handle: OpaquePointer, into source: HTTPByteSource, frameCount: Int) {
-        var rate = 0
-        var channels: Int32 = 0
-        var encoding: Int32 = 0
-        mpg123_getformat(handle, &rate, &channels, &encoding)
-        var info = mpg123_frameinfo2()
-        let audioStart = max(0, mpg123_tell_stream(handle))
-        if let length = source.head.length, frameCount != .max, rate > 0, frameCount > 0 {
-            let seconds = Double(frameCount) / Double(rate)
+    /// or from the bitrate of a stream's first frame (`firstFrame`, which starts the audio bytes).
+    private static func noteByteRate(
+        into source: HTTPByteSource, firstFrame: (info: mpg123_frameinfo2?, start: Int), frameCount: Int,
+        sampleRate: Int
+    ) {
+        let audioStart = firstFrame.start
+        if let length = source.head.length, frameCount != .max, sampleRate > 0, frameCount > 0 {
+            let seconds = Double(frameCount) / Double(sampleRate)
             source.forwardBuffer.setByteRate(Double(length - audioStart) / seconds, audioStart: audioStart)
-        } else if mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.bitrate > 0 {
+        } else if let info = firstFrame.info, info.bitrate > 0 {
             source.forwardBuffer.setByteRate(Double(info.bitrate) * 1000 / 8, audioStart: audioStart)
         }
     }

@@ -22,6 +22,11 @@ final class HTTPByteSource: ByteSource {
     /// What the response's head said: its length and whether it answers ranges.
     private(set) var head = HTTPBuffer.Head(length: nil, acceptsRanges: false)
     private(set) var failure: DecoderError?
+    /// The body's length from the response's head; nil with `errno` ESPIPE for a stream that has none.
+    var length: Int? {
+        if head.length == nil { errno = ESPIPE }
+        return head.length
+    }
     /// How much has arrived ahead of the decoder.
     var forwardBuffer: ForwardBuffer { buffer.gauge }
     /// The item's bytes the buffer holds now.
@@ -102,10 +107,7 @@ final class HTTPByteSource: ByteSource {
     }
 
     func seek(to offset: Int, whence: Int32) -> Int {
-        let target = seekTarget(offset: offset, whence: whence, from: position) {
-            if head.length == nil { errno = ESPIPE }
-            return head.length
-        }
+        let target = seekTarget(offset: offset, whence: whence, from: position)
         if target >= 0 { position = target }
         return target
     }
