@@ -9,12 +9,13 @@ import Testing
 /// `correctionsBounded`, those within 0.1% of the frames: a snapclient inserted or dropped at most 42 of the three
 /// join items' 198,450 frames in 4 runs alone, and the frames around them must still be exact.
 private func expectWhole(
-    _ match: CorrectedMatch, of reference: [Int16], room: String, correctionsBounded: Bool = true,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ match: CorrectedMatch, of reference: [Int16], room: String, circumstances: String = "",
+    correctionsBounded: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let frames = reference.count / 2
     #expect(
-        match.lostAtFrame == nil && match.heardFrames + match.droppedFrames == frames, "\(room): \(match)",
+        match.lostAtFrame == nil && match.heardFrames + match.droppedFrames == frames,
+        "\(room): \(match)\n\(circumstances)",
         sourceLocation: sourceLocation)
     if correctionsBounded {
         #expect(
@@ -23,14 +24,14 @@ private func expectWhole(
     }
 }
 
-/// Expects `recording` to hold all of `reference` from their first sounding frames as ``expectWhole(_:of:room:
+/// Expects `recording` to hold all of `reference` from their first sounding frames as ``expectWhole(_:of:room:circumstances:
 /// correctionsBounded:sourceLocation:)`` does, but for up to `jumps` jumps, each of which must skip nothing: where
 /// snapserver restarted its timeline (0.26 does so when it reads its source more than a chunk, 20 ms, late, which a
 /// stall of its own thread causes whatever was sent ahead; on these shared machines the host takes the CPU away for
 /// 20-80 ms at times), the rooms hear a gap and then the stream goes on. Nothing of ours is lost, and everything
 /// else must hold.
 private func expectWhole(
-    recording: [Int16], of reference: [Int16], room: String, jumps: Int,
+    recording: [Int16], of reference: [Int16], room: String, circumstances: String, jumps: Int,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let jumped = JumpedMatch(recording: recording, reference: reference, maximumJumps: jumps)
@@ -40,23 +41,23 @@ private func expectWhole(
     let nothingSkipped = jumped.jumps.allSatisfy { $0.skipped == 0 }
     #expect(
         jumped.match.lostAtFrame == nil && jumped.accountedFrames == frames && nothingSkipped,
-        "\(room): \(jumped); \(jumps) jumps allowed", sourceLocation: sourceLocation)
+        "\(room): \(jumped); \(jumps) jumps allowed\n\(circumstances)", sourceLocation: sourceLocation)
     #expect(
         jumped.match.insertedFrames + jumped.match.droppedFrames <= frames / 1_000,
         "\(room): \(jumped)", sourceLocation: sourceLocation)
 }
 
-/// Expects `sounding` (a room's sounding frames) to hold all of `reference` as ``expectWhole(_:of:room:
+/// Expects `sounding` (a room's sounding frames) to hold all of `reference` as ``expectWhole(_:of:room:circumstances:
 /// correctionsBounded:sourceLocation:)`` does, but where the room's client said it dropped frames to catch up
 /// (``SnapcastServer/lateDrops(room:)``, `lateDrops` in milliseconds): each such drop may skip up to what it said
 /// plus one chunk (20 ms, the rest of the chunk it was playing), and nothing else may differ.
 private func expectWhole(
-    sounding: [Int16], of reference: [Int16], room: String, lateDrops: [Int],
+    sounding: [Int16], of reference: [Int16], room: String, circumstances: String, lateDrops: [Int],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     guard !lateDrops.isEmpty else {
         let match = CorrectedMatch(recording: sounding, reference: reference)
-        expectWhole(match, of: reference, room: room, sourceLocation: sourceLocation)
+        expectWhole(match, of: reference, room: room, circumstances: circumstances, sourceLocation: sourceLocation)
         return
     }
     let jumped = JumpedMatch(recording: sounding, reference: reference, maximumJumps: lateDrops.count)
@@ -66,7 +67,7 @@ private func expectWhole(
     #expect(
         jumped.match.lostAtFrame == nil && jumped.accountedFrames == frames && skipped.allSatisfy { $0 >= 0 }
             && skipped.reduce(0, +) <= allowed,
-        "\(room): \(jumped); its client dropped \(lateDrops) ms late, \(allowed) frames allowed",
+        "\(room): \(jumped); its client dropped \(lateDrops) ms late, \(allowed) frames allowed\n\(circumstances)",
         sourceLocation: sourceLocation)
     #expect(
         jumped.match.insertedFrames + jumped.match.droppedFrames <= frames / 1_000, "\(room): \(jumped)",
@@ -94,7 +95,7 @@ private struct PlayingInRooms {
     var bufferFrames: Int { snapserver.sampleRate * snapserver.bufferMilliseconds / 1_000 }
 
     /// Waits for the queue's end, then returns each room's recording once the rooms have heard it.
-    mutating func finish() async -> [(room: String, samples: [Int16])] {
+    mutating func finish() async -> [RoomRecording] {
         while let heard = await nextHeard(&events), heard != "queue end" {}
         let recordings = await rooms.finish(snapserver)
         engine.shutdown()
@@ -122,16 +123,31 @@ private struct Rooms {
         clients = try await snapserver.connectClients(Array(zip(Self.names, servers)).map { ($0, $1, nil) })
     }
 
-    /// Each room's recording, once Snapcast's buffer and the rooms' own latency have been heard after now.
-    func finish(_ snapserver: SnapcastServer) async -> [(room: String, samples: [Int16])] {
+    /// Each room's recording, once Snapcast's buffer and the rooms' own latency have been heard after now, with what
+    /// a failure's message needs: whether the room's recorder, client and sound server ran to the end, and the logs.
+    func finish(_ snapserver: SnapcastServer) async -> [RoomRecording] {
         let tail = snapserver.sampleRate * (snapserver.bufferMilliseconds + 300) / 1_000
-        var heard: [(String, [Int16])] = []
-        for (name, recording) in zip(Self.names, recordings) {
-            heard.append((name, await recording.finish(afterFurther: tail)))
+        var heard: [RoomRecording] = []
+        for (index, name) in Self.names.enumerated() {
+            let recording = recordings[index]
+            let tailRecorded = await recording.waitForFurther(tail)
+            let running = [
+                ("recorder", recording.isRecording), ("client", clients[index].isRunning),
+                ("sound server", servers[index].isRunning),
+            ]
+            let samples = recording.finish()
+            let circumstances =
+                "\(samples.count / 2) frames recorded, the tail \(tailRecorded ? "whole" : "cut short"); at the end "
+                + running.map { "its \($0) \($1 ? "ran" : "had stopped")" }.joined(separator: ", ") + "\n"
+                + snapserver.logExcerpt(room: name)
+            heard.append((name, samples, circumstances))
         }
         return heard
     }
 }
+
+/// What one room heard; `circumstances` says, for a failure's message, what ran to the end and what the logs said.
+private typealias RoomRecording = (room: String, samples: [Int16], circumstances: String)
 
 /// Alone: snapserver and two snapclients, each into a PulseAudio server of its own, in real time.
 @Suite("Snapcast: a real snapserver and two snapclients, each room a PulseAudio null sink", .tier(.alone), .serialized)
@@ -155,8 +171,8 @@ struct SnapcastTests {
                 "start join-1", "end join-1", "start join-2", "end join-2", "start join-3", "end join-3", "queue end",
             ])
         let reference = try names.flatMap { try Fixtures.referenceInt16($0) }
-        for (room, samples) in heard {
-            expectWhole(recording: samples, of: reference, room: room, jumps: resyncs)
+        for (room, samples, circumstances) in heard {
+            expectWhole(recording: samples, of: reference, room: room, circumstances: circumstances, jumps: resyncs)
         }
     }
 
@@ -174,10 +190,10 @@ struct SnapcastTests {
         try await playing.snapserver.stall(for: .milliseconds(100))
         let heard = await playing.finish()
         let reference = try ["stereo-44k-5s", "join-1"].flatMap { try Fixtures.referenceInt16($0) }
-        for (room, samples) in heard {
+        for (room, samples, circumstances) in heard {
             let unforgiving = CorrectedMatch(recording: samples, reference: reference)
             #expect(unforgiving.lostAtFrame != nil, "\(room): no jump heard: \(unforgiving)")
-            expectWhole(recording: samples, of: reference, room: room, jumps: 1)
+            expectWhole(recording: samples, of: reference, room: room, circumstances: circumstances, jumps: 1)
         }
     }
 
@@ -197,10 +213,12 @@ struct SnapcastTests {
         playing.engine.play()
         let heard = await playing.finish()
         let reference = soundingFrames(try Fixtures.referenceInt16("stereo-44k-5s"))
-        for (room, samples) in heard {
+        for (room, samples, circumstances) in heard {
             #expect(longestSilence(inside: samples) > 44_100, "\(room): the pause is not heard")
             let drops = try playing.snapserver.lateDrops(room: room)
-            expectWhole(sounding: soundingFrames(samples), of: reference, room: room, lateDrops: drops)
+            expectWhole(
+                sounding: soundingFrames(samples), of: reference, room: room, circumstances: circumstances,
+                lateDrops: drops)
         }
     }
 
@@ -224,9 +242,11 @@ struct SnapcastTests {
         #expect(
             (playing.bufferFrames - 2_205)...(playing.bufferFrames + 1_323 + 2_205) ~= ahead,
             "the time at the pause was \(ahead) frames behind where it stood after")
-        for (room, samples) in heard {
+        for (room, samples, circumstances) in heard {
             let heardBeforePause = splitAtLongestSilence(samples).before.count / 2
-            #expect(abs(standing - heardBeforePause) <= 100, "\(room) heard \(heardBeforePause); time \(standing)")
+            #expect(
+                abs(standing - heardBeforePause) <= 100,
+                "\(room) heard \(heardBeforePause); time \(standing)\n\(circumstances)")
         }
     }
 
@@ -279,9 +299,10 @@ struct SnapcastTests {
         // After the restart the rooms hear the rest of the queue: join-1 whole, to its last frame. The clients have
         // just connected and may correct anywhere, also in join-1's first frames.
         let reference = try Fixtures.referenceInt16("join-1")
-        for (room, samples) in heard {
+        for (room, samples, circumstances) in heard {
             let found = try #require(CorrectedMatch.locate(reference, in: samples), "\(room): join-1 is not heard")
-            expectWhole(found.match, of: reference, room: room, correctionsBounded: false)
+            expectWhole(
+                found.match, of: reference, room: room, circumstances: circumstances, correctionsBounded: false)
         }
     }
 
@@ -296,12 +317,13 @@ struct SnapcastTests {
         let heard = await playing.finish()
         let reference = try Fixtures.referenceInt16("stereo-44k-5s")
         let afterSeek = Array(reference[(target * 2)...])
-        for (room, samples) in heard {
+        for (room, samples, circumstances) in heard {
             let before = CorrectedMatch(recording: samples, reference: reference)
             #expect(before.heardFrames > 22_050, "\(room): \(before)")
             let resumed = try #require(
                 CorrectedMatch.locate(afterSeek, in: samples), "\(room): the new position is not heard")
-            expectWhole(resumed.match, of: afterSeek, room: room, correctionsBounded: false)
+            expectWhole(
+                resumed.match, of: afterSeek, room: room, circumstances: circumstances, correctionsBounded: false)
         }
     }
 

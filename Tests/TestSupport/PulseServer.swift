@@ -129,21 +129,31 @@ public final class PulseServer: Sendable {
         }
     }
 
-    /// Kills the server's processes at once, by the pid files its script wrote, each checked to be still the program
-    /// it was. Not the script's `stop`: that waits a second for a PulseAudio started with SIGTERM blocked (as a test
-    /// runner's threads start it), and a deinit runs on one of the few threads Swift's tasks share, so every other
-    /// test's tasks waited with it.
+    /// True while every process of the server runs.
+    public var isRunning: Bool { livingProcesses().count == kind.processes.count }
+
+    /// Kills the server's processes at once. Not the script's `stop`: that waits a second for a PulseAudio started
+    /// with SIGTERM blocked (as a test runner's threads start it), and a deinit runs on one of the few threads Swift's
+    /// tasks share, so every other test's tasks waited with it.
     deinit {
-        for (file, program) in kind.processes {
-            let path = "\(directory)/\(file)"
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
-                let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
-                name.trimmingCharacters(in: .newlines) == program
-            else { continue }
-            kill(pid, SIGKILL)
-        }
+        for pid in livingProcesses() { kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The server's processes that still run, by the pid files its script wrote, each checked to be still the
+    /// program it was and to have this server's folder in its environment: a pid file left by a server killed earlier
+    /// may name a pid the system has since given to another test's server.
+    private func livingProcesses() -> [pid_t] {
+        kind.processes.compactMap { file, program in
+            guard let text = try? String(contentsOfFile: "\(directory)/\(file)", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+                let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                name.trimmingCharacters(in: .newlines) == program,
+                let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                String(decoding: environment, as: UTF8.self).contains(directory + "/")
+            else { return nil }
+            return pid
+        }
     }
 
     private static func script(_ kind: Kind) -> String {
@@ -234,6 +244,9 @@ public final class MonitorRecording {
         let outputs = await server.pactl(["list", "short", "source-outputs"])
         return outputs.standardOutput.split(separator: "\n").count
     }
+
+    /// True while the recorder (`parec`, or `cat` of a pipe sink) runs: until ``finish()``, unless it failed.
+    public var isRecording: Bool { process.isRunning }
 
     /// Frames recorded so far (parec's buffering puts this up to about 10 ms behind the sink).
     public var framesSoFar: Int { Self.size(of: file) / bytesPerFrame }

@@ -103,6 +103,21 @@ public final class SnapcastServer: Sendable {
         }
     }
 
+    /// What to read when a room's check fails: snapserver's log from its source's first play on, and what the
+    /// client of `room` logged about its stream (chunks missing or late, frames dropped), the last 30 lines of each.
+    /// A log that cannot be read is named instead.
+    public func logExcerpt(room: String) -> String {
+        func excerpt(_ name: String, from start: (Substring) -> Bool, keeping kept: (Substring) -> Bool) -> String {
+            guard let lines = try? logLines(name) else { return "\(name): unreadable" }
+            let played = lines.drop { !start($0) }.filter(kept).suffix(30)
+            return "\(name):\n" + played.joined(separator: "\n")
+        }
+        return [
+            excerpt("server.log", from: { $0.contains("=> playing") }, keeping: { _ in true }),
+            excerpt("client-\(room).log", from: { _ in true }, keeping: { $0.contains("(Stream)") }),
+        ].joined(separator: "\n")
+    }
+
     /// The lines of the log `name` in the server's folder; throws when it cannot be read (no lines would pass for a
     /// log that tells nothing).
     private func logLines(_ name: String) throws -> [Substring] {
@@ -175,6 +190,9 @@ public final class SnapcastServer: Sendable {
 /// released.
 public final class SnapcastClient: Sendable {
     private let process: Process
+
+    /// True while the client's process runs.
+    public var isRunning: Bool { process.isRunning }
 
     init(server: SnapcastServer, name: String, room: PulseServer, sink: String?) throws {
         var environment = ProcessInfo.processInfo.environment
