@@ -28,9 +28,12 @@ struct BackgroundTests {
         let daemon = try RunningDaemon(
             [
                 "--server", server.address, "--exit-when-empty", "--manifest", manifest.path,
-                "--background-log-interval", "0.1", "--state-file", state.path, "--socket", socket,
+                "--background-log-interval", "0.1", "--state-file", state.path, "--socket", socket, "--pause",
             ] + names.map { Fixtures.mp3($0).path })
+        // Paused until the states are followed: three short items could otherwise end before the signal is sent.
         let states = try await DaemonStates(socket: socket)
+        let played = await control(socket, "play")
+        #expect(played.status == 0, "\(played.standardError)")
         #expect(await states.first { $0.plays(past: 0.5) } != nil, "\(states.history)")
         daemon.send(SIGUSR1)
         let entered = await states.first { $0.application == "background" }
