@@ -9,7 +9,7 @@ import Testing
 struct IcecastTests {
     @Test("an Icecast mount plays as a live item, and is taken up again at its live edge when its source comes back")
     func sourceComesBack() async throws {
-        let icecast = try IcecastServer()
+        let icecast = try await IcecastServer()
         let tune = Fixtures.mp3("sweep-44k-4s")
         let source = try await IcecastSource(server: icecast, mount: "/radio.mp3", file: tune, name: "QP Radio")
         let engine = queued([icecast.url("/radio.mp3")], on: NullSink(pacing: .unpaced))
@@ -34,7 +34,7 @@ struct IcecastTests {
 
     @Test("a source connecting after icecast2 crashed finds it started again, and its station plays")
     func serverStartedAgainAfterCrash() async throws {
-        let icecast = try IcecastServer()
+        let icecast = try await IcecastServer()
         // Debian's icecast2 2.4.4 sometimes segfaults when a source connects just after it starts; this is that death.
         let crashed = try #require(icecast.processIdentifier)
         kill(crashed, SIGSEGV)

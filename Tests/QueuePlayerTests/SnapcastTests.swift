@@ -82,7 +82,7 @@ private struct PlayingInRooms {
     var events: AsyncStream<PlaybackEvent>.Iterator
 
     init(_ names: String...) async throws {
-        snapserver = try SnapcastServer(sampleRate: 44_100)
+        snapserver = try await SnapcastServer(sampleRate: 44_100)
         rooms = try await Rooms(snapserver)
         engine = playing(
             names.map(Fixtures.mp3),
@@ -156,7 +156,7 @@ struct SnapcastTests {
         "each room hears every item in order, as decoded, but for the frames its client inserts or drops to keep time",
         .timeLimit(.minutes(1)))
     func roomsHearTheQueue() async throws {
-        let snapserver = try SnapcastServer(sampleRate: 44_100)
+        let snapserver = try await SnapcastServer(sampleRate: 44_100)
         let rooms = try await Rooms(snapserver)
         let names = ["join-1", "join-2", "join-3"]
         let sink = SnapcastSink(host: "127.0.0.1", port: snapserver.sourcePort, sampleRate: 44_100)
@@ -283,12 +283,12 @@ struct SnapcastTests {
         let engine = playing([Fixtures.mp3("stereo-44k-5s"), Fixtures.mp3("join-1")], on: sink)
         var iterator = engine.events.makeAsyncIterator()
         #expect(await nextHeard(&iterator) == "output failed serverUnreachable")
-        let snapserver = try SnapcastServer(sampleRate: 44_100, sourcePort: port)
+        let snapserver = try await SnapcastServer(sampleRate: 44_100, sourcePort: port)
         #expect(await nextHeard(&iterator) == "output restored")
         #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
         snapserver.stop()
         #expect(await nextHeard(&iterator) == "output failed serverDisconnected")
-        try snapserver.start()
+        try await snapserver.start()
         let rooms = try await Rooms(snapserver)
         #expect(await nextHeard(&iterator) == "output restored")
         var rest: [String] = []
@@ -342,7 +342,7 @@ struct SnapcastTests {
             "beside the sanitized process the clients' sync wanders past its bound: alone under ThreadSanitizer the "
                 + "median offset of 2 runs in 8 was 32 and 46 frames; of 8 plain runs at most 24"))
     func roomsAgree() async throws {
-        let snapserver = try SnapcastServer(sampleRate: 44_100)
+        let snapserver = try await SnapcastServer(sampleRate: 44_100)
         // One sound server, so that one recording holds both rooms on one clock: each room's client plays into a
         // sink of its own, which PulseAudio maps onto two channels of a four-channel null sink.
         let server = try await PulseServer(name: "rooms")

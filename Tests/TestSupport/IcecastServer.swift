@@ -15,7 +15,7 @@ public final class IcecastServer: Sendable {
     private let server: ServerProcess
     private let folder: String
 
-    public init() throws {
+    public init() async throws {
         folder = Scratch.uniquePath("icecast")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
@@ -40,7 +40,7 @@ public final class IcecastServer: Sendable {
         try configuration.write(toFile: "\(folder)/icecast.xml", atomically: true, encoding: .utf8)
         server = ServerProcess(
             "/usr/bin/icecast2", ["-c", "\(folder)/icecast.xml"], readyPort: port, log: "\(folder)/error.log")
-        try start()
+        try await start()
     }
 
     deinit {
@@ -49,7 +49,7 @@ public final class IcecastServer: Sendable {
     }
 
     /// Starts the server (again, after ``stop()``) on ``port``. Throws when it does not listen within 5 s.
-    public func start() throws { try server.start() }
+    public func start() async throws { try await server.start() }
 
     /// Stops the server at once, as a crash would: its sources and listeners lose their connections, and the port
     /// refuses until ``start()``.
@@ -59,7 +59,7 @@ public final class IcecastServer: Sendable {
     public var processIdentifier: pid_t? { server.processIdentifier }
 
     /// Starts the server again if it crashed (not when stopped with ``stop()``), and says whether it did.
-    public func startAgainIfItDied() throws -> Bool { try server.startAgainIfItDied() }
+    public func startAgainIfItDied() async throws -> Bool { try await server.startAgainIfItDied() }
 
     /// Calls `handler` (on any thread) each time icecast2 exits after it was up without being stopped: it crashed.
     public func onCrash(_ handler: @escaping @Sendable () -> Void) { server.onCrash(handler) }
@@ -115,7 +115,7 @@ public final class IcecastSource: Sendable {
             }
             try? await connection?.channel.close()
             let answer = connection?.answer ?? nil
-            let restarted = try server.startAgainIfItDied()
+            let restarted = try await server.startAgainIfItDied()
             guard answer == nil, attempts < 10 else {
                 let silence = connection == nil ? "it refused the connection" : "it closed the connection unanswered"
                 throw Refused(

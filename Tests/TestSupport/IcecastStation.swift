@@ -27,7 +27,7 @@ public actor IcecastStation {
 
     /// A new server with the station up: `file` sent to `mount` (`/radio.mp3`) as `name` (`icy-name`).
     public init(mount: String, file: URL, name: String) async throws {
-        server = try IcecastServer()
+        server = try await IcecastServer()
         self.mount = mount
         self.file = file
         self.name = name
@@ -69,7 +69,7 @@ public actor IcecastStation {
             guard station.isUp else { return }
             station.crashes += 1
             do {
-                _ = try station.server.startAgainIfItDied()
+                _ = try await station.server.startAgainIfItDied()
                 // The source's own retries may have started the server again and been taken already.
                 if let source = station.source, source.isConnected { return }
                 try? await station.source?.stop()
@@ -82,7 +82,11 @@ public actor IcecastStation {
     }
 
     private func connect() async throws {
-        if server.processIdentifier == nil { try server.start() } else { _ = try server.startAgainIfItDied() }
+        if server.processIdentifier == nil {
+            try await server.start()
+        } else {
+            _ = try await server.startAgainIfItDied()
+        }
         source = try await IcecastSource(server: server, mount: mount, file: file, name: name)
         answeringSince = .now
         if let title { _ = await server.setTitle(title, of: mount) }

@@ -31,7 +31,7 @@ public final class MPDReferenceServer: Sendable {
         try configuration.write(toFile: "\(folder)/mpd.conf", atomically: true, encoding: .utf8)
         server = ServerProcess(
             "/usr/bin/mpd", ["--no-daemon", "\(folder)/mpd.conf"], readyPort: port, log: "\(folder)/log")
-        try server.start()
+        try await server.start()
         let scan = await Subprocess.run("/usr/bin/mpc", ["--port", "\(port)", "update", "--wait"])
         guard scan.status == 0 else {
             throw Subprocess.LaunchError(description: "mpd did not scan \(musicFolder): \(scan.standardError)")

@@ -34,7 +34,7 @@ public final class ServerProcess: Sendable {
 
     /// Starts the server and returns once it answers; throws, naming its log, when it exits or does not answer
     /// within 5 s.
-    public func start() throws {
+    public func start() async throws {
         let process = try Subprocess.launch(executable, arguments)
         running.withLock { $0 = Running(process: process) }
         process.terminationHandler = { [weak self] ended in self?.tellCrash(of: ended) }
@@ -45,7 +45,7 @@ public final class ServerProcess: Sendable {
                 throw Subprocess.LaunchError(
                     description: "\(executable) did not start on port \(readyPort); see \(log)")
             }
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         running.withLock { if $0.process === process { $0.isUp = true } }
         // Ended between answering and being marked up: its termination handler did not count it as a crash.
@@ -64,13 +64,13 @@ public final class ServerProcess: Sendable {
 
     /// Starts the server again if it exited without being told to (it crashed), and says whether it did. Nothing
     /// when it runs, or was stopped with ``stop()``. Throws as ``start()`` does.
-    public func startAgainIfItDied() throws -> Bool {
+    public func startAgainIfItDied() async throws -> Bool {
         let died = running.withLock { running in
             guard let process = running.process, !process.isRunning else { return false }
             running.process = nil
             return true
         }
-        if died { try start() }
+        if died { try await start() }
         return died
     }
 

@@ -8,7 +8,7 @@ public final class SessionBus {
     private let process = Process()
     private let folder = Scratch.uniquePath("bus")
 
-    public init() throws {
+    public init() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         address = "unix:path=\(folder)/bus"
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
@@ -18,7 +18,7 @@ public final class SessionBus {
         try Subprocess.spawn(process)
         let deadline = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: "\(folder)/bus"), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -36,7 +36,7 @@ public final class SnapcastServer: Sendable {
     /// With `controlScript`, snapserver runs it as the source's stream plugin.
     public init(
         sampleRate: Int = 44_100, bufferMilliseconds: Int = 1_000, sourcePort: Int? = nil, controlScript: String? = nil
-    ) throws {
+    ) async throws {
         self.sampleRate = sampleRate
         self.bufferMilliseconds = bufferMilliseconds
         folder = Scratch.uniquePath("snapcast")
@@ -71,7 +71,7 @@ public final class SnapcastServer: Sendable {
         server = ServerProcess(
             "/usr/bin/snapserver", ["-c", "\(folder)/snapserver.conf"], readyPort: controlPort,
             log: "\(folder)/server.log")
-        try start()
+        try await start()
     }
 
     deinit {
@@ -80,7 +80,7 @@ public final class SnapcastServer: Sendable {
     }
 
     /// Starts the server (again, after ``stop()``), on the same ports; returns once it answers.
-    public func start() throws { try server.start() }
+    public func start() async throws { try await server.start() }
 
     /// The times snapserver restarted its timeline because it read its source late ("onResync" in its log): the
     /// rooms hear the stream jump there. Snapserver 0.26 does so when it completes a read more than one chunk after

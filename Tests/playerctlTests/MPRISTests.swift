@@ -24,7 +24,7 @@ private let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
 struct MPRISTests {
     @Test("the standard playerctl's verbs, --follow, TrackList edits and introspection, checked on the monitor")
     func standardVerbs() async throws {
-        let bus = try SessionBus()
+        let bus = try await SessionBus()
         let server = try await PulseServer(name: "mpris")
         let recording = try await MonitorRecording(server: server)
         let socket = privateSocket("mpris")
@@ -147,7 +147,7 @@ struct MPRISTests {
 
     @Test("while a station does not answer, Metadata says what is waited for; once it answers, the key goes")
     func waitingForAStation() async throws {
-        let bus = try SessionBus()
+        let bus = try await SessionBus()
         let port = try LoopbackPort.free()
         let socket = privateSocket("mpris-waiting")
         let daemon = try RunningDaemon(
@@ -171,7 +171,7 @@ struct MPRISTests {
 
     @Test("a second daemon on the same bus takes the .instance<pid> name; without a bus, one log line and no MPRIS")
     func namesAndNoBus() async throws {
-        let bus = try SessionBus()
+        let bus = try await SessionBus()
         let item = Fixtures.mp3("stereo-44k-5s").path
         let first = try RunningDaemon(["--sink", "null", "--socket", privateSocket("mpris-a"), item], bus: bus)
         #expect(await bus.waitForName("org.mpris.MediaPlayer2.queueplayer"), "\(first.log)")

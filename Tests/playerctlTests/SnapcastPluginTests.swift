@@ -42,7 +42,7 @@ struct SnapcastPluginTests {
         .timeLimit(.minutes(1)))
     func controlsBothWays() async throws {
         let socket = privateSocket("snapcast")
-        let snapserver = try SnapcastServer(sampleRate: 44_100, controlScript: try snapcastPluginScript(socket))
+        let snapserver = try await SnapcastServer(sampleRate: 44_100, controlScript: try snapcastPluginScript(socket))
         // A first item of a minute: a 5 s one could end before the pause on a busy machine, and the seek to 3 s then
         // fell on the next item, of 1.5 s (one failure in the parallel phase).
         let daemon = try RunningDaemon([

@@ -8,10 +8,10 @@ import Testing
 struct StationTitleTests {
     @Test("a title set on Icecast reaches `metadata --follow`, MPRIS and MPD's currentsong once heard, intact")
     func titleReachesFrontEnds() async throws {
-        let icecast = try IcecastServer()
+        let icecast = try await IcecastServer()
         let source = try await IcecastSource(
             server: icecast, mount: "/radio.mp3", file: Fixtures.mp3("stereo-44k-5s"), name: "QP Radio")
-        let bus = try SessionBus()
+        let bus = try await SessionBus()
         let socket = privateSocket("station-title")
         let mpdPort = try LoopbackPort.free()
         // Unpaced, the daemon hears what Icecast sends as it comes: a title is heard about when it is sent.
@@ -47,14 +47,14 @@ struct StationTitleTests {
 
     @Test("a title set on Icecast reaches the Snapcast plug-in's properties once heard in the room")
     func titleReachesSnapcast() async throws {
-        let icecast = try IcecastServer()
+        let icecast = try await IcecastServer()
         // At the file's bit rate (128 kbit/s), as a station's encoder sends: the Snapcast sink plays in real time, so
         // a faster source would put each title minutes ahead of what is heard.
         let source = try await IcecastSource(
             server: icecast, mount: "/radio.mp3", file: Fixtures.mp3("stereo-44k-5s"), name: "QP Radio",
             bytesPerSecond: 16_000)
         let socket = privateSocket("station-snapcast")
-        let snapserver = try SnapcastServer(sampleRate: 44_100, controlScript: try snapcastPluginScript(socket))
+        let snapserver = try await SnapcastServer(sampleRate: 44_100, controlScript: try snapcastPluginScript(socket))
         let daemon = try RunningDaemon([
             "--sink", "snapcast", "--server", "127.0.0.1:\(snapserver.sourcePort)", "--sample-rate", "44100",
             "--socket", socket, icecast.url("/radio.mp3").absoluteString,

@@ -86,7 +86,7 @@ struct TemplateParityTests {
 
     @Test("every template prints the same text with the same exit status from both")
     func sameTextFromBoth() async throws {
-        let bus = try SessionBus()
+        let bus = try await SessionBus()
         let socket = privateSocket("templates")
         let daemon = try RunningDaemon(
             [
