@@ -34,6 +34,8 @@ package protocol AudioDecoder: AnyObject {
     func decode(into destination: inout MutableSpan<Float>) throws(DecoderError) -> Int
     /// Moves so that the next frame decoded is `frame` (0-based, sample-exact).
     func seek(toFrame frame: Int) throws(DecoderError)
+    /// Applies `gain` to the frames decoded from now on (none, until told).
+    func applyReplayGain(_ gain: AppliedReplayGain)
     /// Takes what the stream's server marked in the frames decoded so far (an ICY title, a gap where a live
     /// stream reconnected), each with the item frame it applies from, oldest first.
     func takeStreamMarks() -> [StreamMark]
@@ -73,6 +75,9 @@ extension AudioDecoder {
 
     /// Not known, unless the decoder tells it.
     package var estimatedDataRate: Int? { nil }
+
+    /// A decoder that reads no ReplayGain tags plays as decoded.
+    package func applyReplayGain(_ gain: AppliedReplayGain) {}
 }
 
 extension AudioDecoder {

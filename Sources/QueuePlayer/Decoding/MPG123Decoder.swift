@@ -368,6 +368,20 @@ package final class MPG123Decoder: AudioDecoder {
             Double(read) * Double(format.sampleRate) / Double(framesDelivered), audioStart: 0)
     }
 
+    /// Sets libmpg123's RVA mode (mix, that is track, or album gain) and has it recompute its output scale, which
+    /// applies from the next MPEG frame synthesised. A gain is lowered where the tagged peak would clip.
+    package func applyReplayGain(_ gain: AppliedReplayGain) {
+        let mode =
+            switch gain {
+            case .none: MPG123_RVA_OFF
+            case .track: MPG123_RVA_MIX
+            case .album: MPG123_RVA_ALBUM
+            }
+        mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(mode.rawValue), 0)
+        // A change of nothing to the base volume applies the RVA setting anew.
+        mpg123_volume_change(handle, 0)
+    }
+
     /// Moves to `frame`: sample-exact, using the scan's frame index, or reading on to it, in a local file and in what
     /// a remote one holds or is about to. Far ahead in a remote file it jumps to where libmpg123 estimates the frame
     /// is from the file's seek table (``jumpsFar(to:)``): the sound heard from there may be a second or two from the

@@ -149,6 +149,11 @@ package final class ResampledDecoder: AudioDecoder {
         return written
     }
 
+    /// The source applies it.
+    package func applyReplayGain(_ gain: AppliedReplayGain) {
+        source.applyReplayGain(gain)
+    }
+
     /// Seeks the source to the frame nearest `frame`'s time and starts the resampler afresh.
     package func seek(toFrame frame: Int) throws(DecoderError) {
         guard (0...frameCount).contains(frame) else {

@@ -204,10 +204,21 @@ extension PlaybackEngine {
     /// Decodes the whole item into the ring, waiting for space as the sink plays, and checking for a skip or seek
     /// between chunks.
     private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
+        var appliedGain: AppliedReplayGain?
         while !isShuttingDown {
-            let (restarts, isBuffering) = state.withLock { ($0.waitingRestart != nil, $0.phase == .buffering) }
+            let (restarts, isBuffering, gain) = state.withLock { state in
+                let player = state.player
+                return (
+                    state.waitingRestart != nil, state.phase == .buffering,
+                    player.replayGainMode.applied(shuffleMode: player.shuffleMode)
+                )
+            }
             if restarts {
                 return .interrupted
+            }
+            if gain != appliedGain {
+                decoder.applyReplayGain(gain)
+                appliedGain = gain
             }
             let waitsForData = isBuffering && !endBufferingIfReady(decoder.forwardBuffer)
             if waitsForData, renderer.freeFrames < Self.writeFrames {

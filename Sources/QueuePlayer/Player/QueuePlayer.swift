@@ -313,6 +313,14 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
         }
     }
 
+    /// Which ReplayGain correction items play with (``ReplayGainMode``); `.off` by default. A change, also the
+    /// shuffle mode's under `.auto`, applies to the frames decoded from then on: the current item's too, heard after
+    /// the decoded-ahead ring (under a second) and the output's latency. Any thread.
+    public var replayGainMode: ReplayGainMode {
+        get { read(\.player.replayGainMode) }
+        set { transition { state, _ in state.player.replayGainMode = newValue } }
+    }
+
     /// The playback volume, 0 (silent) to 1 (as decoded, the default); values above 1 amplify and may clip.
     /// Through PulseAudio it is the stream's volume in the server, heard within the sink's own latency; elsewhere
     /// (PipeWire, the ``NullSink``) it applies to frames rendered from now on, so through a server's buffer it is

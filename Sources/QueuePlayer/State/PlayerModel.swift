@@ -15,6 +15,7 @@ struct PlayerModel {
     var actionAtItemEnd = QueuePlayer.ActionAtItemEnd.advance
     var repeatMode = QueuePlayer.RepeatMode.off
     var shuffleMode = QueuePlayer.ShuffleMode.off
+    var replayGainMode = QueuePlayer.ReplayGainMode.off
     /// While shuffled, where each item after the current one was before shuffling, by entry id: the order that
     /// turning shuffle off puts back.
     var unshuffledRanks: [Int: Int] = [:]
