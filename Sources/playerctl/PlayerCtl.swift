@@ -19,7 +19,7 @@ struct PlayerCtl: ParsableCommand {
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
             OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, ClearVerb.self,
             QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
-            ShuffleVerb.self, SnapcastPluginVerb.self,
+            ShuffleVerb.self, ReplayGainVerb.self, SnapcastPluginVerb.self,
         ]
     )
 

@@ -28,6 +28,8 @@ struct ControlProtocolTests {
         (.shuffle(nil), #"{"command":"shuffle"}"#), (.shuffle(.toggle), #"{"command":"shuffle","status":"Toggle"}"#),
         (.modes(repeat: nil, single: nil), #"{"command":"modes"}"#),
         (.modes(repeat: false, single: .once), #"{"command":"modes","repeat":false,"single":"Once"}"#),
+        (.replayGain(nil), #"{"command":"replaygain"}"#),
+        (.replayGain(.album), #"{"command":"replaygain","mode":"Album"}"#),
     ]
 
     private static func object(_ json: Data) throws -> NSDictionary {

@@ -143,6 +143,15 @@ struct MPDCommandTests {
         #expect(await changes.next() == [.options])
         #expect(run("single 0") == "OK\n" && service.controller.snapshot().loop == .playlist)
         #expect(run("single 2") == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+        #expect(run("replay_gain_status") == "replay_gain_mode: off\nOK\n")
+        #expect(run("replay_gain_mode album") == "OK\n")
+        #expect(await changes.next() == [.options])
+        #expect(run("replay_gain_status") == "replay_gain_mode: album\nOK\n")
+        #expect(service.status.replayGain == .album)
+        service.run(.replayGain(.auto))
+        #expect(await changes.next() == [.options])
+        #expect(run("replay_gain_status") == "replay_gain_mode: auto\nOK\n")
+        #expect(run("replay_gain_mode Track") == "ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode\n")
     }
 
     @Test("status's error coming or going wakes an idling client for player; buffering and an empty queue do not")

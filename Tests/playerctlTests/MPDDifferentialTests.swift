@@ -28,6 +28,8 @@ struct MPDDifferentialTests {
         "repeat 0", "single 0", "delete 1", "status", "clear", "status",
         // Random while stopped with songs queued makes mpd forget its current song, as docs/mpd.md says: empty here.
         "random 2", "random 1", "status", "random 0", "ping",
+        "replay_gain_status", "replay_gain_mode track", "replay_gain_status", "replay_gain_mode Track",
+        "replay_gain_mode", "replay_gain_mode auto", "replay_gain_status", "replay_gain_mode off",
         // The database: listings, filters old and new, list and count with groups, their refusals, an update.
         "listall", "listallinfo", "listall Mornings", "listall nothere", "lsinfo Mornings", "lsinfo Mornings/one.mp3",
         #"find "(Album == 'Mornings')""#, "find album mornings", "search album MORN", #"find "(Genre == 'Rock')""#,

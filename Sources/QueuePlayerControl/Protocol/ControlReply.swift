@@ -67,12 +67,14 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
     package var single: SingleMode = .off
     /// True while the queue plays shuffled.
     package var shuffle = false
+    /// Which ReplayGain plays.
+    package var replayGain: ReplayGain = .off
 
     /// A snapshot with the fields given.
     package init(
         status: PlaybackState, position: Double, volume: Double, current: EntryDetails?, jumps: Int = 0,
         hasNext: Bool = false, application: String = "active", waiting: String? = nil, loop: LoopStatus = .none,
-        single: SingleMode = .off, shuffle: Bool = false
+        single: SingleMode = .off, shuffle: Bool = false, replayGain: ReplayGain = .off
     ) {
         self.status = status
         self.position = position
@@ -85,6 +87,7 @@ package struct PlayerSnapshot: Codable, Sendable, Equatable {
         self.loop = loop
         self.single = single
         self.shuffle = shuffle
+        self.replayGain = replayGain
     }
 }
 

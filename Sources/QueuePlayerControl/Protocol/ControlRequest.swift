@@ -79,6 +79,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `modes`: report (both nil), or set MPD's play modes, either or both as given: `repeat` (the queue plays again,
     /// or with `single` on the current item) and `single` (see ``SingleMode``).
     case modes(repeat: Bool?, single: SingleMode?)
+    /// `replaygain`: report (nil) or set which ReplayGain plays.
+    case replayGain(ReplayGain?)
 
     /// A command's name on the wire (the request's `command`), one per case.
     package enum Name: String, CaseIterable, Sendable {
@@ -86,6 +88,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
         case volume, open, add, insert, remove, move, loop, shuffle, modes
+        case replayGain = "replaygain"
     }
 
     /// The name this command is sent by.
@@ -115,6 +118,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .loop: .loop
         case .shuffle: .shuffle
         case .modes: .modes
+        case .replayGain: .replayGain
         }
     }
 
@@ -133,7 +137,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     package var isRead: Bool {
         switch self {
         case .status, .metadata, .queue, .subscribe, .position(nil, _), .volume(nil, _), .loop(nil), .shuffle(nil),
-            .modes(nil, nil):
+            .modes(nil, nil), .replayGain(nil):
             true
         default: false
         }
@@ -142,7 +146,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
         case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
-        case `repeat`, single
+        case `repeat`, single, mode
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -205,6 +209,10 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             self = .modes(
                 repeat: try fields.decodeIfPresent(Bool.self, forKey: .repeat),
                 single: try single.map { name throws(ControlError) in try SingleMode.named(name, in: "modes") })
+        case .replayGain:
+            let mode = try fields.decodeIfPresent(String.self, forKey: .mode)
+            self = .replayGain(
+                try mode.map { name throws(ControlError) in try ReplayGain.named(name, in: "replaygain") })
         }
     }
 
@@ -241,6 +249,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .modes(let repeats, let single):
             try fields.encodeIfPresent(repeats, forKey: .repeat)
             try fields.encodeIfPresent(single?.rawValue, forKey: .single)
+        case .replayGain(let mode):
+            try fields.encodeIfPresent(mode?.rawValue, forKey: .mode)
         case .play, .pause, .playPause, .stop, .next, .previous, .status, .metadata, .queue, .clear, .background,
             .foreground, .quit:
             break

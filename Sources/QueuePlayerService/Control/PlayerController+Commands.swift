@@ -87,6 +87,7 @@ extension PlayerController {
             case .off: player.shuffleMode = .off
             case .toggle: player.shuffleMode = player.shuffleMode == .off ? .items : .off
             }
+        case .replayGain(let mode): if let mode { player.replayGainMode = QueuePlayer.ReplayGainMode(mode) }
         case .queue:
             let entries = player.entries()
             return ControlReply(

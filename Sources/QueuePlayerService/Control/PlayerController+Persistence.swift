@@ -22,6 +22,7 @@ extension PlayerController {
         player.repeatMode = saved.loop.repeatMode
         // Before the queue: the saved order is the shuffled one, kept as it was.
         player.shuffleMode = saved.shuffles ? .items : .off
+        player.replayGainMode = QueuePlayer.ReplayGainMode(saved.replayGain)
         player.restoreHistory(saved.history)
         state.withLock { state in
             state.singleOnce = saved.holdsOnce
@@ -29,7 +30,7 @@ extension PlayerController {
             state.savedCheckpoint = Checkpoint(
                 positionFrames: saved.positionFrames, positionSeconds: saved.positionSeconds, volume: saved.volume,
                 holdsAtItemEnd: saved.holdsAtItemEnd, holdsOnce: saved.holdsOnce, loop: saved.loop,
-                shuffles: saved.shuffles, isPlaying: saved.wasPlaying)
+                shuffles: saved.shuffles, replayGain: saved.replayGain, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
         player.restore(saved.queue, startingAt: saved.position)
@@ -64,13 +65,15 @@ extension PlayerController {
             positionFrames: time.isNumeric ? Int(time.value) : 0, positionSeconds: time.isNumeric ? time.seconds : 0,
             volume: player.volume, holdsAtItemEnd: player.actionAtItemEnd != .advance,
             holdsOnce: state.withLock(\.singleOnce), loop: LoopStatus(player.repeatMode),
-            shuffles: player.shuffleMode == .items, isPlaying: player.isPlaybackRequested)
+            shuffles: player.shuffleMode == .items, replayGain: ReplayGain(player.replayGainMode),
+            isPlaying: player.isPlaybackRequested)
         checkpointEpisode(at: time)
         save(checkpoint, as: \.savedCheckpoint, what: "the position") { checkpoint in
             try store.checkpoint(
                 positionFrames: checkpoint.positionFrames, positionSeconds: checkpoint.positionSeconds,
                 volume: checkpoint.volume, holdsAtItemEnd: checkpoint.holdsAtItemEnd, holdsOnce: checkpoint.holdsOnce,
-                loop: checkpoint.loop, shuffles: checkpoint.shuffles, isPlaying: checkpoint.isPlaying)
+                loop: checkpoint.loop, shuffles: checkpoint.shuffles, replayGain: checkpoint.replayGain,
+                isPlaying: checkpoint.isPlaying)
         }
     }
 

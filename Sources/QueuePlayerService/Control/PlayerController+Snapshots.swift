@@ -39,7 +39,8 @@ extension PlayerController {
             status: status, position: shown?.seconds ?? 0, volume: Double(player.volume), current: current,
             jumps: jumps, hasNext: player.entryCount > 1, application: application.applicationState.description,
             waiting: player.reasonForWaitingToPlay.map { Self.describe($0, loss: shown?.item.connectionLoss) },
-            loop: LoopStatus(player.repeatMode), single: modes.single, shuffle: player.shuffleMode == .items)
+            loop: LoopStatus(player.repeatMode), single: modes.single, shuffle: player.shuffleMode == .items,
+            replayGain: ReplayGain(player.replayGainMode))
     }
 
     /// The words a snapshot uses for why nothing is heard: for a remote item whose server is being asked again, what

@@ -61,6 +61,7 @@ package final class PlayerController: Sendable {
         var holdsOnce: Bool
         var loop: LoopStatus
         var shuffles: Bool
+        var replayGain: ReplayGain
         var isPlaying: Bool
     }
 

@@ -18,6 +18,17 @@ extension MPDCommandRunner {
         return try carryOut(.modes(repeat: nil, single: single))
     }
 
+    /// MPD's `replay_gain_mode off|track|album|auto`: the names as MPD spells them, in lower case only.
+    func setReplayGainMode(_ argument: String) throws(MPDError) -> String {
+        guard let mode = ReplayGain.allCases.first(where: { Self.replayGainModeName($0) == argument }) else {
+            throw MPDError(.argument, "Unrecognized replay gain mode")
+        }
+        return try carryOut(.replayGain(mode))
+    }
+
+    /// The name MPD gives `mode` (`replay_gain_status`).
+    static func replayGainModeName(_ mode: ReplayGain) -> String { mode.rawValue.lowercased() }
+
     /// The `single` field of `status`.
     static func singleField(_ snapshot: PlayerSnapshot) -> String {
         switch snapshot.single {

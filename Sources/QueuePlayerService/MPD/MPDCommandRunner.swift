@@ -253,7 +253,12 @@ package struct MPDCommandRunner: Sendable {
         "listfiles": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.listFiles(arguments.first)
         },
-        "replay_gain_status": Command(arguments: 0...0) { _, _ throws(MPDError) in "replay_gain_mode: off\n" },
+        "replay_gain_mode": Command(permission: .player, arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.setReplayGainMode(arguments[0])
+        },
+        "replay_gain_status": Command(arguments: 0...0) { runner, _ throws(MPDError) in
+            "replay_gain_mode: \(replayGainModeName(runner.controller.mpdState().snapshot.replayGain))\n"
+        },
         "find": Command(arguments: 1...Int.max) { runner, arguments throws(MPDError) in
             try runner.find(arguments, foldsCase: false)
         },

@@ -20,7 +20,11 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
             changed.insert(.player)
         }
         if was.volume != now.volume { changed.insert(.mixer) }
-        if was.loop != now.loop || was.single != now.single || was.shuffle != now.shuffle { changed.insert(.options) }
+        if was.loop != now.loop || was.single != now.single || was.shuffle != now.shuffle
+            || was.replayGain != now.replayGain
+        {
+            changed.insert(.options)
+        }
         return changed
     }
 }

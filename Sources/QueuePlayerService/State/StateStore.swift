@@ -34,6 +34,8 @@ package final class StateStore: Sendable {
         /// What plays again.
         package var loop: LoopStatus
         package var shuffles: Bool
+        /// Which ReplayGain plays.
+        package var replayGain: ReplayGain
         package var wasPlaying: Bool
         package var history: [URL]
     }
@@ -164,6 +166,11 @@ package final class StateStore: Sendable {
                 table.add(column: "holdsOnce", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v9: replay gain") { database in
+            try database.alter(table: "player") { table in
+                table.add(column: "replayGain", .text).notNull().defaults(to: ReplayGain.off.rawValue)
+            }
+        }
         return migrator
     }
 
@@ -181,7 +188,7 @@ package final class StateStore: Sendable {
     /// Records where playback is and how it is set up.
     package func checkpoint(
         positionFrames: Int, positionSeconds: Double, volume: Float, holdsAtItemEnd: Bool, holdsOnce: Bool,
-        loop: LoopStatus, shuffles: Bool, isPlaying: Bool
+        loop: LoopStatus, shuffles: Bool, replayGain: ReplayGain, isPlaying: Bool
     ) throws {
         // One statement, compiled once and kept: it runs every second while playing. On its own it is a
         // transaction (SQLite's autocommit), so GRDB's BEGIN and COMMIT around it would only add two statements.
@@ -189,12 +196,12 @@ package final class StateStore: Sendable {
             try database.cachedStatement(
                 sql: """
                     UPDATE player SET positionFrames = ?, positionSeconds = ?, volume = ?, holdsAtItemEnd = ?,
-                    holdsOnce = ?, loopStatus = ?, shuffles = ?, wasPlaying = ? WHERE id = 1
+                    holdsOnce = ?, loopStatus = ?, shuffles = ?, replayGain = ?, wasPlaying = ? WHERE id = 1
                     """
             ).execute(
                 arguments: [
                     positionFrames, positionSeconds, Double(volume), holdsAtItemEnd, holdsOnce, loop.rawValue, shuffles,
-                    isPlaying,
+                    replayGain.rawValue, isPlaying,
                 ])
         }
     }
@@ -225,6 +232,7 @@ package final class StateStore: Sendable {
                 holdsOnce: player?["holdsOnce"] ?? false,
                 loop: (player?["loopStatus"] as String?).flatMap(LoopStatus.init(named:)) ?? .none,
                 shuffles: player?["shuffles"] ?? false,
+                replayGain: (player?["replayGain"] as String?).flatMap(ReplayGain.init(named:)) ?? .off,
                 wasPlaying: player?["wasPlaying"] ?? false, history: history.map { URL(itemLocation: $0) })
         }
     }

@@ -179,3 +179,25 @@ struct ShuffleVerb: ParsableCommand {
         _ = try options.call(ControlRequest(.shuffle(status)))
     }
 }
+
+/// `replaygain [Off|Track|Album|Auto]`: which ReplayGain plays (MPD's `replay_gain_mode`); prints it, or sets it.
+struct ReplayGainVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replaygain",
+        abstract: "Print which ReplayGain plays (Off, Track, Album or Auto), or set it.",
+        discussion: "Auto is album gain while the queue plays in order and track gain while it is shuffled.")
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var output: PrintOptions
+    @Argument(help: ArgumentHelp("Off, Track, Album or Auto.", valueName: "mode")) var value: String?
+
+    func run() throws {
+        guard let value else {
+            try output.print(ControlRequest(.replayGain(nil)), with: options) { $0.replayGain.rawValue }
+            return
+        }
+        guard let mode = ReplayGain(named: value) else {
+            options.fail("playerctl: replaygain: '\(value)' is not one of \(ReplayGain.names)")
+        }
+        _ = try options.call(ControlRequest(.replayGain(mode)))
+    }
+}
