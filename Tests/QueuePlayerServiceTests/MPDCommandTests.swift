@@ -101,6 +101,22 @@ struct MPDCommandTests {
         #expect(service.controller.queue().isEmpty, "nothing was queued by the refusals")
     }
 
+    @Test("add and addid insert where POS says, absolute or after the current song (+N), never before it")
+    func insertPositions() {
+        #expect(run("add stereo-44k-5s.mp3 +0") == "ACK [55@0] {add} No current song\n")
+        #expect(run("add stereo-44k-5s.mp3", "add join-1.mp3", "add join-2.mp3") == "OK\n")
+        #expect(run("add join-3.mp3 +0") == "OK\n")
+        #expect(run("add mono-44k.mp3 2") == "OK\n")
+        #expect(run("addid stereo-48k.mp3 +2").hasPrefix("Id: "))
+        let names = service.controller.queue().map { ($0.location as NSString).lastPathComponent }
+        #expect(
+            names == ["stereo-44k-5s.mp3", "join-3.mp3", "mono-44k.mp3", "stereo-48k.mp3", "join-1.mp3", "join-2.mp3"])
+        #expect(run("add join-1.mp3 +6") == "ACK [2@0] {add} Number too large: 6\n")
+        #expect(run("add join-1.mp3 -0").hasPrefix("ACK [2@0] {add} a song cannot be added before the current one"))
+        #expect(run("add join-1.mp3 0").hasPrefix("ACK [2@0] {add} a song cannot be added"))
+        #expect(service.controller.queue().count == 6, "nothing queued by the refusals")
+    }
+
     @Test("commands lists every command carried out, and only those; a closing command closes")
     func commandList() {
         let listed = run("commands").split(separator: "\n").dropLast().map { String($0.dropFirst("command: ".count)) }

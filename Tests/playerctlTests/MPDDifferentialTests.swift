@@ -41,6 +41,9 @@ struct MPDDifferentialTests {
         #"find "(Artist = 'x')""#, #"find "(Bogus == 'x')""#, #"find "(Artist == 'x'""#, #"find "(Artist == x)""#,
         "find Artist", "find bogus x", "list Bogus", "list Album group Album", "update ../etc", "update",
         #"findadd "(Album == 'Mornings')""#, "playlistinfo", #"playlistfind "(Album == 'Mornings')""#,
+        #"find "(base 'Mornings')" sort Last-Modified"#, #"find "(base 'Mornings')" sort -last-modified"#,
+        #"find "(base 'Mornings')" sort Bogus"#, #"findadd "(Title == 'Second Light')" position 2"#, "playlistinfo",
+        #"findadd "(Album == 'x')" position 99"#, "add stereo-44k-5s.mp3 abc",
         "playlistsearch title LIGHT", "playlistfind file stereo-44k-5s.mp3", #"playlistfind "(Title == 'x'""#,
         // Pictures: the tag's, in chunks, and a cover file's; the limits.
         "readpicture Mornings/one.mp3 0", "readpicture Mornings/one.mp3 16384", "readpicture Mornings/one.mp3 20001",

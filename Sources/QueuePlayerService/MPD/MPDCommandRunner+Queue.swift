@@ -10,17 +10,28 @@ extension MPDCommandRunner {
     func add(_ uri: String, at position: String?, answeringID: Bool) throws(MPDError) -> String {
         let item = try musicFolder.item(uri == "/" ? "" : uri, isLocalClient: isLocalClient)
         let queue = controller.mpdState().queue
-        let index = try position.map { text throws(MPDError) in try MPDArguments.unsigned(text) }
-        if let index, index > queue.count { throw MPDError(.argument, "Number too large: \(index)") }
-        if index == 0, !queue.isEmpty {
-            throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
-        }
+        let index = try position.map { text throws(MPDError) in try Self.insertionIndex(text, in: queue) }
         let command: ControlCommand =
             if let index, index < queue.count { .insert([item], after: queue[index - 1].id) } else { .add([item]) }
         let reply = controller.execute(command, id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add \(uri)") }
         guard answeringID else { return "" }
         return (reply.added ?? []).map { "Id: \($0)\n" }.joined()
+    }
+
+    /// Where MPD's `POS` argument of `add`, `addid` and `findadd` inserts in `queue`: an absolute position, or
+    /// `+N`/`-N` after or before the current song, which is the queue's first here. Before the current song is
+    /// refused: played songs leave this queue, and the current one is always first.
+    static func insertionIndex(_ text: String, in queue: [QueueEntry]) throws(MPDError) -> Int {
+        let relative = text.first == "+" || text.first == "-"
+        if relative, queue.isEmpty { throw MPDError(.playerSync, "No current song") }
+        let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
+        let index = text.first == "+" ? number + 1 : text.first == "-" ? -number : number
+        if index > queue.count { throw MPDError(.argument, "Number too large: \(number)") }
+        if index <= 0, !queue.isEmpty {
+            throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
+        }
+        return index
     }
 
     /// MPD's `delete POS|START:END`.

@@ -6,17 +6,28 @@ import QueuePlayerControl
 /// (`playlistfind`, `playlistsearch`).
 extension MPDCommandRunner {
     /// MPD's `find FILTER [sort TYPE] [window START:END]` (`search`, when `foldsCase`): the matching songs as
-    /// `lsinfo` prints them, in the index's order or sorted by a tag (`-TYPE`: descending).
+    /// `lsinfo` prints them, in the index's order or sorted by a tag or `Last-Modified` (`-TYPE`: descending).
     func find(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
         try selection(arguments, foldsCase: foldsCase).map(indexedSong).joined()
     }
 
-    /// MPD's `findadd FILTER [sort TYPE] [window START:END]` (`searchadd`, when `foldsCase`): the matching songs
-    /// added to the end of the queue.
+    /// MPD's `findadd FILTER [sort TYPE] [window START:END] [position POS]` (`searchadd`, when `foldsCase`): the
+    /// matching songs added to the queue, at its end or at `POS` (absolute, or `+N`/`-N` from the current song).
     func findAdd(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
+        var arguments = arguments
+        var position: String?
+        if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
+            position = arguments.removeLast()
+            arguments.removeLast()
+        }
+        let queue = controller.mpdState().queue
+        let index = try position.map { text throws(MPDError) in try Self.insertionIndex(text, in: queue) }
         let songs = try selection(arguments, foldsCase: foldsCase)
         guard !songs.isEmpty else { return "" }
-        let reply = controller.execute(.add(songs.map { "\(musicFolder.path)/\($0.path)" }), id: nil)
+        let items = songs.map { "\(musicFolder.path)/\($0.path)" }
+        let command: ControlCommand =
+            if let index, index < queue.count { .insert(items, after: queue[index - 1].id) } else { .add(items) }
+        let reply = controller.execute(command, id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add the songs found") }
         return ""
     }
@@ -131,22 +142,31 @@ extension MPDCommandRunner {
             window = try MPDArguments.range(arguments.last!, count: Int.max)
             arguments = arguments.dropLast(2)
         }
-        var sort: (tag: String, descending: Bool)?
+        var sort: (key: String, descending: Bool)?
         if arguments.count >= 2, arguments[arguments.endIndex - 2] == "sort" {
             let text = arguments.last!
             let descending = text.hasPrefix("-")
-            sort = (try Self.tagName(String(text.dropFirst(descending ? 1 : 0))), descending)
+            sort = (try Self.sortKey(String(text.dropFirst(descending ? 1 : 0))), descending)
             arguments = arguments.dropLast(2)
         }
         let filter = try MPDSongFilter.parse(Array(arguments), foldsCase: foldsCase)
         var songs = try database().current.orderedSongs.filter(filter.matches)
         if let sort {
-            let keyed = songs.map { (Self.valuesOrEmpty(of: sort.tag, in: $0)[0], $0) }
-            songs = keyed.enumerated().sorted { first, second in
-                let (a, b) = (first.element.0, second.element.0)
-                if a == b { return first.offset < second.offset }
-                return Self.byteOrder(a, b) != sort.descending
-            }.map(\.element.1)
+            // Stable, as MPD's: songs that compare equal keep the index's order.
+            let ordered = songs.enumerated().sorted { first, second in
+                let (a, b) = (first.element, second.element)
+                let equal: Bool
+                let precedes: Bool
+                if sort.key == Self.lastModified {
+                    (equal, precedes) = (a.modified == b.modified, a.modified < b.modified)
+                } else {
+                    let x = Self.valuesOrEmpty(of: sort.key, in: a)[0]
+                    let y = Self.valuesOrEmpty(of: sort.key, in: b)[0]
+                    (equal, precedes) = (x == y, Self.byteOrder(x, y))
+                }
+                return equal ? first.offset < second.offset : precedes != sort.descending
+            }
+            songs = ordered.map(\.element)
         }
         guard let window else { return songs }
         return Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
@@ -155,6 +175,16 @@ extension MPDCommandRunner {
     /// The tag MPD names `name`, spelled as MPD spells it; "Unknown tag type" otherwise.
     private static func tagName(_ name: String) throws(MPDError) -> String {
         guard let tag = MPDTags.mpdName(name) else { throw MPDError(.argument, "Unknown tag type: \(name)") }
+        return tag
+    }
+
+    /// What `sort` names: a song's time of change (`Last-Modified`, in any case).
+    private static let lastModified = "Last-Modified"
+
+    /// The tag `sort` names, spelled as MPD spells it, or ``lastModified``; "Unknown sort tag" otherwise.
+    private static func sortKey(_ name: String) throws(MPDError) -> String {
+        if name.lowercased() == lastModified.lowercased() { return lastModified }
+        guard let tag = MPDTags.mpdName(name) else { throw MPDError(.argument, "Unknown sort tag") }
         return tag
     }
 
