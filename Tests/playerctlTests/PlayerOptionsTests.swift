@@ -70,6 +70,10 @@ struct PlayerOptionsTests {
         #expect(loop.standardError.contains("'Sometimes' is not one of None, Track, Playlist"), "\(loop.standardError)")
         let shuffle = await control(socket, ["shuffle", "Maybe"])
         #expect(shuffle.standardError.contains("'Maybe' is not one of On, Off, Toggle"), "\(shuffle.standardError)")
+        let gain = await control(socket, ["replaygain", "loud"])
+        #expect(gain.standardError.contains("'loud' is not one of Off, Track, Album, Auto"), "\(gain.standardError)")
+        #expect(await control(socket, "replaygain", "album").status == 0)
+        #expect(await control(socket, "replaygain").standardOutput == "Album\n")
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0)
     }

@@ -148,14 +148,7 @@ struct LoopVerb: ParsableCommand {
     var value: String?
 
     func run() throws {
-        guard let value else {
-            try output.print(ControlRequest(.loop(nil)), with: options) { $0.loop.rawValue }
-            return
-        }
-        guard let status = LoopStatus(named: value) else {
-            options.fail("playerctl: loop: '\(value)' is not one of \(LoopStatus.names)")
-        }
-        _ = try options.call(ControlRequest(.loop(status)))
+        try output.printOrSet(value, verb: "loop", with: options, command: ControlCommand.loop) { $0.loop.rawValue }
     }
 }
 
@@ -169,14 +162,9 @@ struct ShuffleVerb: ParsableCommand {
     @Argument(help: ArgumentHelp("On, Off or Toggle.", valueName: "status")) var value: String?
 
     func run() throws {
-        guard let value else {
-            try output.print(ControlRequest(.shuffle(nil)), with: options) { $0.shuffle ? "On" : "Off" }
-            return
+        try output.printOrSet(value, verb: "shuffle", with: options, command: ControlCommand.shuffle) {
+            $0.shuffle ? "On" : "Off"
         }
-        guard let status = ShuffleStatus(named: value) else {
-            options.fail("playerctl: shuffle: '\(value)' is not one of \(ShuffleStatus.names)")
-        }
-        _ = try options.call(ControlRequest(.shuffle(status)))
     }
 }
 
@@ -191,13 +179,8 @@ struct ReplayGainVerb: ParsableCommand {
     @Argument(help: ArgumentHelp("Off, Track, Album or Auto.", valueName: "mode")) var value: String?
 
     func run() throws {
-        guard let value else {
-            try output.print(ControlRequest(.replayGain(nil)), with: options) { $0.replayGain.rawValue }
-            return
+        try output.printOrSet(value, verb: "replaygain", with: options, command: ControlCommand.replayGain) {
+            $0.replayGain.rawValue
         }
-        guard let mode = ReplayGain(named: value) else {
-            options.fail("playerctl: replaygain: '\(value)' is not one of \(ReplayGain.names)")
-        }
-        _ = try options.call(ControlRequest(.replayGain(mode)))
     }
 }
