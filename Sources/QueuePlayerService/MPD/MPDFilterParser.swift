@@ -41,6 +41,7 @@ struct MPDFilterParser {
         switch try MPDFilterType(name) {
         case .base: filter = .base(try quoted())
         case .modifiedSince: filter = .modifiedSince(try Self.timeStamp(try quoted()))
+        case .audioFormat: filter = .audioFormat(try audioFormat())
         case .file: filter = .file(try stringMatch())
         case .any: filter = .any(try stringMatch())
         case .tag(let tag): filter = .tag(tag, try stringMatch())
@@ -74,6 +75,20 @@ struct MPDFilterParser {
             return MPDStringMatch(value: try quoted(), foldsCase: foldsCase, position: .whole, negated: negated)
         }
         throw MPDError(.argument, "'==' or '!=' expected")
+    }
+
+    /// `== 'RATE:SAMPLE:CHANNELS'`, or `=~` and a mask.
+    private mutating func audioFormat() throws(MPDError) -> MPDAudioFormatMask {
+        let mask: Bool
+        if rest.hasPrefix("==") {
+            mask = false
+        } else if rest.hasPrefix("=~") {
+            mask = true
+        } else {
+            throw MPDError(.argument, "'==' or '=~' expected")
+        }
+        skip(2)
+        return try MPDAudioFormatMask(try quoted(), mask: mask)
     }
 
     /// The operators that are words: each with the case folding it fixes (nil: the command's), where it looks, and

@@ -12,6 +12,7 @@ package indirect enum MPDSongFilter {
     case any(MPDStringMatch)
     case base(String)
     case modifiedSince(Date)
+    case audioFormat(MPDAudioFormatMask)
     case not(MPDSongFilter)
     case and([MPDSongFilter])
 
@@ -49,6 +50,8 @@ package indirect enum MPDSongFilter {
         case .any: return .any(match)
         case .base: return .base(value)
         case .modifiedSince: return .modifiedSince(try MPDFilterParser.timeStamp(value))
+        // mpd 0.23 takes the word here and then matches nothing it could name: refused.
+        case .audioFormat: throw MPDError(.argument, "Unknown filter type")
         case .tag(let name): return .tag(name, match)
         }
     }
@@ -61,6 +64,7 @@ package indirect enum MPDSongFilter {
         case .any(let match): match.matches(MPDSongTags.allValues(of: song))
         case .base(let folder): MusicIndex.path(song.path, isUnder: folder)
         case .modifiedSince(let date): song.modified > date
+        case .audioFormat(let mask): mask.matches(song.description.format)
         case .not(let filter): !filter.matches(song)
         case .and(let filters): filters.allSatisfy { $0.matches(song) }
         }
@@ -99,7 +103,7 @@ package struct MPDStringMatch {
 
 /// What a filter's first word names.
 enum MPDFilterType: Equatable {
-    case file, any, base, modifiedSince
+    case file, any, base, modifiedSince, audioFormat
     /// A tag, by its MPD name.
     case tag(String)
 
@@ -109,6 +113,7 @@ enum MPDFilterType: Equatable {
         case "any": self = .any
         case _ where word == "base": self = .base
         case _ where word == "modified-since": self = .modifiedSince
+        case "audioformat": self = .audioFormat
         default:
             guard let name = MPDTags.mpdName(word) else {
                 throw MPDError(.argument, "Unknown filter type: \(word)")
