@@ -160,6 +160,15 @@ struct DaemonCommand: AsyncParsableCommand {
             valueName: "dir"))
     var musicDirectory: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Update the music index by itself when files change in the music folder, as mpd's auto_update.",
+            discussion: """
+                Follows the folder with inotify and updates the folders that changed once nothing has changed \
+                for 5 s. Each folder takes one of the user's inotify watches (fs.inotify.max_user_watches).
+                """))
+    var autoUpdate = false
+
     @Option(
         help: ArgumentHelp(
             "The folder of MPD clients' stored playlists (NAME.m3u).",
@@ -336,7 +345,7 @@ struct DaemonCommand: AsyncParsableCommand {
         return MPDServer(
             addresses: try mpdAddresses(), controller: controller, musicFolder: folder, playlists: playlists,
             access: try mpdAccess(), maximumConnections: mpdMaxConnections,
-            connectionTimeout: .seconds(mpdConnectionTimeout), logger: logger)
+            connectionTimeout: .seconds(mpdConnectionTimeout), followsMusicFolder: autoUpdate, logger: logger)
     }
 
     /// swift-log's stderr lines, or journal lines when stderr is the systemd journal.

@@ -69,6 +69,41 @@ struct MusicIndexTests {
         #expect(elsewhere.current.updated == nil, "an index of another folder is not this one's")
     }
 
+    /// Waits for the next job that changed the index.
+    private static func nextChange(_ events: inout AsyncStream<MusicIndex.Event>.AsyncIterator) async {
+        while let event = await events.next() {
+            if case .finished(_, changed: true) = event { return }
+        }
+    }
+
+    /// Each change is waited for as the index's jobs tell it: a copy may be seen half written first, and read again
+    /// once it is closed.
+    @Test("followed, the folder's changes reach the index by themselves: a song copied in, a new folder, a removal")
+    func followsTheFolder() async throws {
+        let folder = try Self.makeFolder()
+        let made = Self.makeIndex(folder, store: try StateStore())
+        let index = made.0
+        var events = made.1
+        index.updateIfNeverIndexed()
+        await Self.nextChange(&events)
+        let watch = try #require(
+            MusicFolderWatch(root: folder, delay: .milliseconds(50), logger: Logger(label: "test.watch")) { folders in
+                for folder in folders { _ = try? index.update(folder, rereadingAll: false) }
+            })
+        watch.start()
+        defer { watch.stop() }
+        func frames(_ path: String) -> Int? { index.current.songs[path]?.description.frameCount }
+        try FileManager.default.copyItem(atPath: Fixtures.mp3("join-1").path, toPath: "\(folder)/Mornings/three.mp3")
+        while frames("Mornings/three.mp3") != 66_150 { await Self.nextChange(&events) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/Evenings", withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: Fixtures.mp3("join-2").path, toPath: "\(folder)/Evenings/one.mp3")
+        while frames("Evenings/one.mp3") != 66_150 { await Self.nextChange(&events) }
+        try FileManager.default.removeItem(atPath: "\(folder)/plain.mp3")
+        while frames("plain.mp3") != nil { await Self.nextChange(&events) }
+        let songs: Set = ["Mornings/one.mp3", "Mornings/two.mp3", "Mornings/three.mp3", "Evenings/one.mp3"]
+        #expect(Set(index.current.songs.keys) == songs)
+    }
+
     @Test("an update reads again only changed files and drops the removed; a rescan reads all; a path limits it")
     func laterUpdates() async throws {
         let folder = try Self.makeFolder()

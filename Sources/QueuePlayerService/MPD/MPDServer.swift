@@ -39,6 +39,8 @@ package final class MPDServer: Service {
     private let playTime = MPDPlayTime()
     /// The music folder's index, kept in the controller's state store.
     private let index: MusicIndex
+    /// Updates the index as the music folder changes; nil unless asked for.
+    private let watch: MusicFolderWatch?
     private let connections = Atomic(0)
     private let bound = Mutex<Bound?>(nil)
 
@@ -50,12 +52,14 @@ package final class MPDServer: Service {
     }
 
     /// A server for `addresses`, naming songs relative to `musicFolder`, with `playlists` stored, its clients
-    /// allowed what `access` says, each disconnected after `connectionTimeout` of silence while not idling. Nothing
-    /// is bound before ``bind()``.
+    /// allowed what `access` says, each disconnected after `connectionTimeout` of silence while not idling. With
+    /// `followsMusicFolder`, the index is updated by itself as the folder changes, `settling` after the last change
+    /// (mpd's `auto_update`). Nothing is bound before ``bind()``.
     package init(
         addresses: [MPDListenAddress], controller: PlayerController, musicFolder: MPDMusicFolder,
         playlists: MPDStoredPlaylists, access: MPDAccess, maximumConnections: Int = defaultMaximumConnections,
-        connectionTimeout: Duration = defaultConnectionTimeout, logger: Logger
+        connectionTimeout: Duration = defaultConnectionTimeout, followsMusicFolder: Bool = false,
+        settling: Duration = .seconds(5), logger: Logger
     ) {
         self.access = access
         self.maximumConnections = maximumConnections
@@ -71,6 +75,17 @@ package final class MPDServer: Service {
             case .finished(_, let changed): feed.tell(changed ? [.update, .database] : [.update])
             }
         }
+        watch =
+            followsMusicFolder
+            ? MusicFolderWatch(root: musicFolder.path, delay: settling, logger: logger) { [index, logger] folders in
+                for folder in folders {
+                    do throws(MusicIndex.UpdateRefusal) {
+                        _ = try index.update(folder, rereadingAll: false)
+                    } catch {
+                        logger.warning("music index: too many updates waiting; \(folder) changed and is not updated")
+                    }
+                }
+            } : nil
     }
 
     /// Binds every address it can, logging each that cannot be bound, and starts telling idling clients of changes.
@@ -101,12 +116,14 @@ package final class MPDServer: Service {
         ]
         bound.withLock { $0 = Bound(channels: channels, following: following) }
         index.updateIfNeverIndexed()
+        watch?.start()
     }
 
     /// Serves the addresses bound until graceful shutdown, then closes them (and removes the socket files it made).
     package func run() async throws {
         await bind()
         try? await gracefulShutdown()
+        watch?.stop()
         guard let bound = bound.withLock({ $0 }) else { return }
         bound.following.forEach(controller.removeChangeObserver)
         for (channel, address) in bound.channels {

@@ -14,10 +14,24 @@ struct MusicFolderWalk {
     /// Every MP3 file at or under `path` (relative to the root; empty for all of it), by its path relative to the
     /// root. A `path` that does not exist finds nothing.
     func files(under path: String) -> [String: Date] {
-        var found: [String: Date] = [:]
+        var found = Found()
         var visited: Set<FileIdentity> = []
         visit(path, found: &found, visited: &visited)
-        return found
+        return found.files
+    }
+
+    /// Every folder at or under `path` (relative to the root; empty for all of it, which is listed as ""), by its
+    /// path relative to the root.
+    func folders(under path: String) -> [String] {
+        var found = Found()
+        var visited: Set<FileIdentity> = []
+        visit(path, found: &found, visited: &visited)
+        return found.folders
+    }
+
+    private struct Found {
+        var files: [String: Date] = [:]
+        var folders: [String] = []
     }
 
     private struct FileIdentity: Hashable {
@@ -25,7 +39,7 @@ struct MusicFolderWalk {
         var inode: UInt
     }
 
-    private func visit(_ path: String, found: inout [String: Date], visited: inout Set<FileIdentity>) {
+    private func visit(_ path: String, found: inout Found, visited: inout Set<FileIdentity>) {
         let absolute = path.isEmpty ? root : "\(root)/\(path)"
         var info = stat()
         guard stat(absolute, &info) == 0 else {
@@ -40,7 +54,7 @@ struct MusicFolderWalk {
         }
         if info.st_mode & S_IFMT == S_IFREG {
             if path.lowercased().hasSuffix(".mp3") {
-                found[path] = Date(
+                found.files[path] = Date(
                     timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
             }
             return
@@ -48,6 +62,7 @@ struct MusicFolderWalk {
         guard info.st_mode & S_IFMT == S_IFDIR,
             visited.insert(FileIdentity(device: UInt(info.st_dev), inode: UInt(info.st_ino))).inserted
         else { return }
+        found.folders.append(path)
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: absolute)
