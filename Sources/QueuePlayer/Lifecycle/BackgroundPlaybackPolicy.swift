@@ -54,16 +54,20 @@ public final class BackgroundPlaybackPolicy: Sendable {
 
     /// Starts playback, unless the application is in the background without the audio mode: then playback counts
     /// as paused for the background (and ``resumesOnForeground`` applies on return). For a program that may start
-    /// backgrounded.
+    /// backgrounded. Decided on the policy's queue, in turn with the transitions: a move to the background at the
+    /// same moment either comes first (nothing plays) or pauses what this started. Any thread but the policy's
+    /// queue.
     public func playUnlessBackgrounded() {
-        let backgrounded = [.background, .suspended].contains(application.applicationState)
-        if backgrounded && !application.manifest.allowsBackgroundAudio {
-            state.withLock { $0.pausedForBackground = true }
-            application.logger.notice(
-                "not playing: started in the background without the audio background mode",
-                metadata: ["hint": "declare UIBackgroundModes = [audio] in the manifest to play in the background"])
-        } else {
-            player?.play()
+        queue.sync {
+            let backgrounded = [.background, .suspended].contains(application.applicationState)
+            if backgrounded && !application.manifest.allowsBackgroundAudio {
+                state.withLock { $0.pausedForBackground = true }
+                application.logger.notice(
+                    "not playing: started in the background without the audio background mode",
+                    metadata: ["hint": "declare UIBackgroundModes = [audio] in the manifest to play in the background"])
+            } else {
+                player?.play()
+            }
         }
     }
 
