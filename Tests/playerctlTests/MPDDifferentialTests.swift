@@ -47,7 +47,8 @@ struct MPDDifferentialTests {
         #"find "(AudioFormat =~ 'x')""#, #"find "(AudioFormat contains 'x')""#,
         #"find "(AudioFormat =~ '44100:12:2')""#, #"find "(AudioFormat =~ '44100:*:9')""#,
         #"find "(AudioFormat =~ '44100:*:2x')""#, #"find "(AudioFormat =~ '44100')""#,
-        #"find "(base 'Mornings')" sort Bogus"#, #"findadd "(Title == 'Second Light')" position 2"#, "playlistinfo",
+        #"find "(base 'Mornings')" sort -Track"#, #"find "(base 'Mornings')" sort Bogus"#,
+        #"findadd "(Title == 'Second Light')" position 2"#, "playlistinfo",
         #"findadd "(Album == 'x')" position 99"#, "add stereo-44k-5s.mp3 abc",
         "playlistsearch title LIGHT", "playlistfind file stereo-44k-5s.mp3", #"playlistfind "(Title == 'x'""#,
         // Pictures: the tag's, in chunks, and a cover file's; the limits.
@@ -70,9 +71,14 @@ struct MPDDifferentialTests {
             try FileManager.default.copyItem(atPath: Fixtures.mp3(name).path, toPath: "\(music)/\(name).mp3")
         }
         try FileManager.default.createDirectory(atPath: "\(music)/Mornings", withIntermediateDirectories: true)
-        for (name, fixture) in [("one", "tagged-v24"), ("two", "tagged-v23")] {
-            try FileManager.default.copyItem(
-                atPath: Fixtures.mp3(fixture).path, toPath: "\(music)/Mornings/\(name).mp3")
+        // Changed in the same second, 0.8 s apart: mpd sorts by the second, so `sort Last-Modified` keeps them in
+        // its own order, where a finer clock would put one first.
+        let second = Date(timeIntervalSince1970: 1_700_000_000)
+        for (name, fixture, offset) in [("one", "tagged-v24", 0.1), ("two", "tagged-v23", 0.9)] {
+            let path = "\(music)/Mornings/\(name).mp3"
+            try FileManager.default.copyItem(atPath: Fixtures.mp3(fixture).path, toPath: path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: second.addingTimeInterval(offset)], ofItemAtPath: path)
         }
         try String(repeating: "a cover file ", count: 10).write(
             toFile: "\(music)/Mornings/cover.png", atomically: true, encoding: .utf8)

@@ -153,20 +153,12 @@ extension MPDCommandRunner {
         var songs = try database().current.orderedSongs.filter(filter.matches)
         if let sort {
             // Stable, as MPD's: songs that compare equal keep the index's order.
-            let ordered = songs.enumerated().sorted { first, second in
-                let (a, b) = (first.element, second.element)
-                let equal: Bool
-                let precedes: Bool
-                if sort.key == Self.lastModified {
-                    (equal, precedes) = (a.modified == b.modified, a.modified < b.modified)
-                } else {
-                    let x = Self.valuesOrEmpty(of: sort.key, in: a)[0]
-                    let y = Self.valuesOrEmpty(of: sort.key, in: b)[0]
-                    (equal, precedes) = (x == y, Self.byteOrder(x, y))
-                }
-                return equal ? first.offset < second.offset : precedes != sort.descending
+            let keyed = songs.map { (Self.sortValue(of: sort.key, in: $0), $0) }
+            let ordered = keyed.enumerated().sorted { first, second in
+                let (a, b) = (first.element.0, second.element.0)
+                return a == b ? first.offset < second.offset : (a < b) != sort.descending
             }
-            songs = ordered.map(\.element)
+            songs = ordered.map(\.element.1)
         }
         guard let window else { return songs }
         return Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
@@ -188,6 +180,24 @@ extension MPDCommandRunner {
         return tag
     }
 
+    /// What `sort` compares `song` by, as mpd 0.23 does: its time of change to the second (`Last-Modified`), the
+    /// number a `Track` or `Disc` value starts with, or any other tag's first value by its bytes.
+    private static func sortValue(of key: String, in song: IndexedSong) -> MPDSortValue {
+        if key == lastModified { return .number(Int(song.modified.timeIntervalSince1970.rounded(.down))) }
+        let value = valuesOrEmpty(of: key, in: song)[0]
+        return key == "Track" || key == "Disc" ? .number(leadingInteger(value)) : .text(value)
+    }
+
+    /// The integer `text` starts with, as C's `strtol` reads it (blanks, a sign, digits); 0 when there is none.
+    private static func leadingInteger(_ text: String) -> Int {
+        var rest = text.drop { $0 == " " || $0 == "\t" }[...]
+        let negative = rest.first == "-"
+        if rest.first == "-" || rest.first == "+" { rest = rest.dropFirst() }
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        let magnitude = Int(digits.prefix(18)) ?? 0
+        return negative ? -magnitude : magnitude
+    }
+
     /// The values of the tag named `name` in `song`, or the empty value when it has none.
     private static func valuesOrEmpty(of name: String, in song: IndexedSong) -> [String] {
         let values = MPDSongTags.values(of: name, in: song)
@@ -197,5 +207,20 @@ extension MPDCommandRunner {
     /// MPD's order of tag values: their UTF-8 bytes.
     private static func byteOrder(_ first: String, _ second: String) -> Bool {
         first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+}
+
+/// A song's value for `sort`: a number, or a tag's text in MPD's byte order.
+private enum MPDSortValue: Equatable, Comparable {
+    case number(Int)
+    case text(String)
+
+    static func < (first: Self, second: Self) -> Bool {
+        switch (first, second) {
+        case (.number(let a), .number(let b)): a < b
+        case (.text(let a), .text(let b)): a.utf8.lexicographicallyPrecedes(b.utf8)
+        case (.number, .text): true
+        case (.text, .number): false
+        }
     }
 }
