@@ -1,7 +1,8 @@
 extension QueuePlayer {
     /// Which loudness correction an item's ReplayGain tags apply (MPD's `replay_gain_mode`). libmpg123 reads the
     /// gains from ID3v2 `RVA2` and `TXXX` `replaygain_*` frames and from a LAME header, and lowers a gain where the
-    /// peak it is given would clip. An item without such tags plays as decoded.
+    /// peak it is given would clip. An item without such tags plays as decoded. A value, safe to pass between threads;
+    /// set it on ``QueuePlayer/replayGainMode`` from any thread.
     public enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
         /// As decoded (the default).
         case off
