@@ -257,15 +257,20 @@ struct BackgroundPolicyTests {
         return false
     }
 
-    /// Waits until a 10 ms periodic time observer has been called `count` times with a time later than `time`.
-    func heard(_ player: QueuePlayer, past time: MediaTime, ticks count: Int = 1) async -> Bool {
-        let (ticks, tick) = AsyncStream.makeStream(of: MediaTime.self)
+    /// The times a 10 ms periodic time observer is told from now on. They wait in the stream for the test: on a busy
+    /// machine the test may get its turn only after the item has played to its end, and then no time comes later.
+    func times(of player: QueuePlayer) -> (times: AsyncStream<MediaTime>, observer: ObserverToken) {
+        let (times, tell) = AsyncStream.makeStream(of: MediaTime.self)
         let observer = player.addPeriodicTimeObserver(
             forInterval: MediaTime(value: 10, timescale: 1000), queue: .global()
-        ) { tick.yield($0) }
-        defer { player.removeObserver(observer) }
+        ) { tell.yield($0) }
+        return (times, observer)
+    }
+
+    /// Waits until `count` of `times` are later than `time`.
+    func heard(_ times: AsyncStream<MediaTime>, past time: MediaTime, ticks count: Int = 1) async -> Bool {
         var later = 0
-        for await heard in ticks where heard > time {
+        for await heard in times where heard > time {
             later += 1
             if later == count { return true }
         }
@@ -307,24 +312,33 @@ struct BackgroundPolicyTests {
     }
 
     @Test("with resumesAfterBackground, the player plays again on return")
-    func resumesWhenAsked() async {
+    func resumesWhenAsked() async throws {
         let (player, application) = player(audio: false)
+        let policy = try #require(player.registry.withLock { $0.backgroundPolicy })
         player.resumesAfterBackground = true
         player.play()
         application.enterBackground()
-        #expect(await until(player, \.rate) { $0 == 0 })
+        policy.waitUntilHandled()
+        #expect(player.rate == 0)
+        let pausedAt = player.currentTime()
+        let (times, observer) = times(of: player)
+        defer { player.removeObserver(observer) }
         application.enterForeground()
         #expect(await until(player, \.rate) { $0 == 1 })
-        #expect(await heard(player, past: player.currentTime()))
+        #expect(await heard(times, past: pausedAt), "the item's time goes on from where it was paused")
     }
 
     @Test("with the audio mode, playback and the time observer go on in the background")
-    func playsOnWithAudio() async {
+    func playsOnWithAudio() async throws {
         let (player, application) = player(audio: true)
+        let policy = try #require(player.registry.withLock { $0.backgroundPolicy })
+        let (times, observer) = times(of: player)
+        defer { player.removeObserver(observer) }
         player.play()
         application.enterBackground()
+        policy.waitUntilHandled()
         // Ten ticks of the item's time after the move to the background: it is heard on there.
-        #expect(await heard(player, past: player.currentTime(), ticks: 10))
+        #expect(await heard(times, past: player.currentTime(), ticks: 10))
         #expect(player.rate == 1)
         #expect(application.applicationState == .background)
     }
