@@ -149,7 +149,7 @@ struct MPDClientTests {
             ]
                 + session + ["cat > \(folder)/screen"])
         #expect(started.status == 0, "\(started.standardError)")
-        defer { Subprocess.runBlocking("/usr/bin/tmux", tmux + ["kill-server"]) }
+        defer { _ = Subprocess.runBlocking("/usr/bin/tmux", tmux + ["kill-server"]) }
         let keys = { (keys: [String]) in await Subprocess.run("/usr/bin/tmux", tmux + ["send-keys"] + keys) }
         let wait = { (channel: String) in
             await Subprocess.run("/usr/bin/timeout", ["30", "/usr/bin/tmux"] + tmux + ["wait-for", channel])
