@@ -38,6 +38,8 @@ public final class ServerProcess: Sendable {
         let process = try Subprocess.launch(executable, arguments)
         running.withLock { $0 = Running(process: process) }
         process.terminationHandler = { [weak self] ended in self?.tellCrash(of: ended) }
+        // icecast2, snapserver and mpd tell no one when they listen (no sd_notify without systemd, nothing printed
+        // that says so): the port is looked at every 10 ms, from a task that yields its thread meanwhile.
         let deadline = Date().addingTimeInterval(5)
         while !LoopbackPort.answers(readyPort) {
             guard Date() < deadline, process.isRunning else {

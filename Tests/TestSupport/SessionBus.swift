@@ -5,26 +5,26 @@ import Foundation
 public final class SessionBus {
     /// The value for `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
-    private let process = Process()
+    private let daemon: LineReader
     private let folder = Scratch.uniquePath("bus")
 
+    /// Starts the bus and returns once it listens (`dbus-daemon` prints its address then); throws when it does not
+    /// within 10 s.
     public init() async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        address = "unix:path=\(folder)/bus"
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try Subprocess.spawn(process)
-        let deadline = Date().addingTimeInterval(5)
-        while !FileManager.default.fileExists(atPath: "\(folder)/bus"), Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        daemon = try LineReader(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(folder)/bus", "--print-address=1"],
+            environment: ProcessInfo.processInfo.environment)
+        guard let printed = await daemon.nextLine(within: 10), printed.hasPrefix("unix:") else {
+            daemon.stop()
+            throw Subprocess.LaunchError(description: "dbus-daemon --session did not print its address within 10 s")
         }
+        address = printed
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        daemon.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -11,9 +11,7 @@ extension MPDCommandRunner {
         let item = try musicFolder.item(uri == "/" ? "" : uri, isLocalClient: isLocalClient)
         let queue = controller.mpdState().queue
         let index = try position.map { text throws(MPDError) in try Self.insertionIndex(text, in: queue) }
-        let command: ControlCommand =
-            if let index, index < queue.count { .insert([item], after: queue[index - 1].id) } else { .add([item]) }
-        let reply = controller.execute(command, id: nil)
+        let reply = controller.execute(Self.addition(of: [item], at: index, in: queue), id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add \(uri)") }
         guard answeringID else { return "" }
         return (reply.added ?? []).map { "Id: \($0)\n" }.joined()
@@ -32,6 +30,11 @@ extension MPDCommandRunner {
             throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
         }
         return index
+    }
+
+    /// The command that adds `items` at `index` of `queue` (from ``insertionIndex(_:in:)``), or at its end.
+    static func addition(of items: [String], at index: Int?, in queue: [QueueEntry]) -> ControlCommand {
+        if let index, index < queue.count { .insert(items, after: queue[index - 1].id) } else { .add(items) }
     }
 
     /// MPD's `delete POS|START:END`.

@@ -25,9 +25,7 @@ extension MPDCommandRunner {
         let songs = try selection(arguments, foldsCase: foldsCase)
         guard !songs.isEmpty else { return "" }
         let items = songs.map { "\(musicFolder.path)/\($0.path)" }
-        let command: ControlCommand =
-            if let index, index < queue.count { .insert(items, after: queue[index - 1].id) } else { .add(items) }
-        let reply = controller.execute(command, id: nil)
+        let reply = controller.execute(Self.addition(of: items, at: index, in: queue), id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add the songs found") }
         return ""
     }
