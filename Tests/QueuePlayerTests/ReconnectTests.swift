@@ -95,6 +95,7 @@ struct LiveOutageTests {
         // The outage itself: how long the server refuses is the fault this test makes, not a wait for the player.
         try await Task.sleep(for: .seconds(27))
         let askedWhileDown = server.requests.count - askedBefore
+        let restoring = ContinuousClock.now
         server.setRoute("/live.mp3", station)
         let answering = ContinuousClock.now
         var gap: Double?
@@ -113,7 +114,12 @@ struct LiveOutageTests {
             }
         }
         let seconds = try #require(gap)
-        #expect(seconds >= 27, "the gap told: \(seconds) s")
+        // The silence began when the player found the station gone: after the switch (a body served before it may
+        // still have been read), and before its next request, which was refused. It ended after the restore.
+        let firstRefused = try #require(server.arrivals.dropFirst(askedBefore).first)
+        let outage = (restoring - firstRefused) / .seconds(1)
+        #expect(seconds >= outage, "the gap told: \(seconds) s; the station refused for at least \(outage) s")
+        #expect(outage > 26, "the first request refused came \(27 - outage) s after the switch")
         let askedAgain = try #require(server.arrivals.first { $0 >= answering })
         #expect(
             askedAgain - answering <= ReconnectPolicy.longestWait + .seconds(1),
