@@ -7,12 +7,21 @@ extension SnapcastControl {
     /// The properties of the next `Stream.OnProperties` of stream `QueuePlayer` for which `accept` is true; nil when
     /// the connection closes first (its time limit).
     func properties(where accept: ([String: Any]) -> Bool) async throws -> [String: Any]? {
+        var seen: [String] = []
+        return try await properties(seen: &seen, where: accept)
+    }
+
+    /// As ``properties(where:)``, adding to `seen` (for a failure's message) each properties that `accept` refused.
+    func properties(
+        seen: inout [String], where accept: ([String: Any]) -> Bool
+    ) async throws -> [String: Any]? {
         while let notification = try await nextNotification() {
             guard notification["method"] as? String == "Stream.OnProperties",
                 let params = notification["params"] as? [String: Any], params["id"] as? String == "QueuePlayer",
                 let properties = params["properties"] as? [String: Any]
             else { continue }
             if accept(properties) { return properties }
+            seen.append("\(properties)")
         }
         return nil
     }
@@ -63,10 +72,11 @@ struct SnapcastPluginTests {
             _ = try await snapcast.call(
                 "Stream.Control", ["id": "QueuePlayer", "command": "setPosition", "params": ["position": 3.0]])
             // Paused late on a busy machine, the item may have passed 3 s before the seek: only 3 s itself is news.
-            let moved = try await snapcast.properties {
+            var seen: [String] = []
+            let moved = try await snapcast.properties(seen: &seen) {
                 $0["playbackStatus"] as? String == "paused" && abs(($0["position"] as? Double ?? 0) - 3) < 0.1
             }
-            #expect(moved != nil, "the position never stood at 3 s")
+            #expect(moved != nil, "the position never stood at 3 s; told instead: \(seen)")
 
             _ = try await snapcast.call("Stream.Control", ["id": "QueuePlayer", "command": "next"])
             #expect(try await snapcast.properties { url($0).hasSuffix("join-1.mp3") } != nil)
