@@ -77,6 +77,13 @@ struct SnapcastPluginTests {
                 $0["playbackStatus"] as? String == "paused" && abs(($0["position"] as? Double ?? 0) - 3) < 0.1
             }
             #expect(moved != nil, "the position never stood at 3 s; told instead: \(seen)")
+            // A seek a quarter of a second on, still paused, is news too: time does not move a paused position.
+            _ = try await snapcast.call(
+                "Stream.Control", ["id": "QueuePlayer", "command": "setPosition", "params": ["position": 3.25]])
+            let nudged = try await snapcast.properties(seen: &seen) {
+                $0["playbackStatus"] as? String == "paused" && abs(($0["position"] as? Double ?? 0) - 3.25) < 0.01
+            }
+            #expect(nudged != nil, "the position never stood at 3.25 s; told instead: \(seen)")
 
             _ = try await snapcast.call("Stream.Control", ["id": "QueuePlayer", "command": "next"])
             #expect(try await snapcast.properties { url($0).hasSuffix("join-1.mp3") } != nil)

@@ -69,14 +69,14 @@ struct SnapcastProperties: Encodable, Equatable {
     }
 
     /// True when `self` says something `earlier` did not, other than a position that moved with time: `elapsed`
-    /// seconds after `earlier`, a position off by more than half a second from where playing would have taken it is
-    /// news (a seek).
+    /// seconds after `earlier`, a playing position off by more than half a second from where playing would have
+    /// taken it is news (a seek). Not playing, time does not move it: any change is a seek.
     func isNews(after earlier: SnapcastProperties?, elapsed: Double) -> Bool {
         guard let earlier else { return true }
         var moved = earlier
         moved.position = self.position
         guard moved == self else { return true }
-        let expected = earlier.position + (earlier.playbackStatus == "playing" ? elapsed : 0)
-        return abs(position - expected) > 0.5
+        guard earlier.playbackStatus == "playing" else { return position != earlier.position }
+        return abs(position - (earlier.position + elapsed)) > 0.5
     }
 }
