@@ -29,9 +29,11 @@ public final class HTTPTestServer: Sendable {
         /// The first answers for this path stop after this many bytes of their body and reset the connection (a TCP
         /// RST, as a crashed server or a middlebox sends).
         public var resetsAfterBytes: [Int] = []
-        /// Every answer for this path stops after this many bytes of its body and keeps the connection open,
-        /// silent, until ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops. A live
-        /// stream's answer sends its whole body first, whatever the number: set, it is a stream that has not ended.
+        /// Every answer for this path stops at this byte of the file and keeps the connection open, silent, until
+        /// ``HTTPTestServer/releaseStalledAnswers()`` sends the rest, or the server stops: an answer for a range
+        /// from beyond it stalls at once, as a stuck server would stall a client that times out and asks again. A
+        /// live stream's answer sends its whole body first, whatever the number: set, it is a stream that has not
+        /// ended.
         public var stallsAfterBytes: Int?
         /// After this many bytes of its body, every answer for this path sends one byte every 100 ms: a server
         /// that trickles.
@@ -278,9 +280,11 @@ private final class Responder: ChannelInboundHandler, Sendable {
             let name = route.icyName.map { Array("icy-name: ".utf8) + $0 + Array("\r\n".utf8) } ?? []
             return (Array(head.utf8) + name + Array("\r\n".utf8) + body, [])
         }
+        var skipped = 0
         if route.acceptsRanges {
             headers.append("Accept-Ranges: bytes")
             if let first = range.flatMap(firstByte), first < body.count {
+                skipped = first
                 status = "206 Partial Content"
                 headers.append("Content-Range: bytes \(first)-\(body.count - 1)/\(body.count)")
                 body = Array(body[first...])
@@ -289,7 +293,7 @@ private final class Responder: ChannelInboundHandler, Sendable {
         headers.append("Content-Length: \(body.count)")
         var rest: [UInt8] = []
         let ended = route.dropsAfterBytes.first ?? route.silentAfterBytes.first ?? route.resetsAfterBytes.first
-        let cut = ended ?? route.stallsAfterBytes ?? route.tricklesAfterBytes
+        let cut = ended ?? route.stallsAfterBytes.map { max(0, $0 - skipped) } ?? route.tricklesAfterBytes
         if let cut, cut < body.count {
             rest = ended == nil ? Array(body[cut...]) : []
             body = Array(body.prefix(cut))
