@@ -4,12 +4,13 @@ import Foundation
 /// the host took the CPUs away (steal) or the machine was busy with other work is told apart from one with neither,
 /// which is then the player's.
 public struct MachineLoad: Sendable {
-    /// CPU time summed over all CPUs, in milliseconds: the hypervisor ran something else while these CPUs wanted to
-    /// run (`steal`), waited for I/O (`iowait`), or ran anything at all (`busy`: all but idle and iowait).
+    /// Milliseconds, summed over all CPUs since boot, that the hypervisor ran something else while they wanted to run.
     public let stealMilliseconds: Double
+    /// Milliseconds, summed over all CPUs since boot, spent idle waiting for I/O.
     public let iowaitMilliseconds: Double
+    /// Milliseconds, summed over all CPUs since boot, spent running anything (all but idle and iowait).
     public let busyMilliseconds: Double
-    /// When it was read.
+    /// When it was read (`DispatchTime` uptime). A plain value: any thread.
     public let uptimeNanoseconds: UInt64
 
     /// The counts now; nil where `/proc/stat` cannot be read or parsed.
