@@ -262,4 +262,32 @@ struct PulseAudioTests {
         #expect(played.last == .queueFinished)
         #expect(reported == (0..<150).map { interval * Int64($0) })
     }
+
+    @Test(
+        "a seek while playing pads no silence into the item: the stream resumes from a filled ring",
+        arguments: PulseServer.Kind.allCases)
+    func seeksPadNoSilence(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "seeks", kind: kind)
+        let engine = PlaybackEngine(sink: try pulseSink(server), logger: quietLogger)
+        let (times, heard) = AsyncStream.makeStream(of: MediaTime.self)
+        _ = engine.addPeriodicTimeObserver(forInterval: MediaTime(value: 50, timescale: 1000), queue: .global()) {
+            heard.yield($0)
+        }
+        engine.enqueue([Fixtures.mp3("stereo-44k-5s")])
+        engine.play()
+        var timesHeard = times.makeAsyncIterator()
+        var padded: [Int] = []
+        // Forward, each further than the wait before it (so that no time heard before a seek passes the next wait),
+        // and by other than the ring's size, so that the seeks start writing at many places in the ring: a first
+        // write that stopped at the ring's end padded silence at every other seek on PulseAudio.
+        for target in stride(from: 7_003, to: 200_000, by: 30_011) {
+            let before = engine.renderer.underrunFrameCount
+            #expect(engine.seek(toFrame: target))
+            let wanted = MediaTime(value: Int64(target + 11_025), timescale: 44_100)
+            while let time = await timesHeard.next(), time < wanted {}
+            padded.append(engine.renderer.underrunFrameCount - before)
+        }
+        engine.shutdown()
+        #expect(padded.allSatisfy { $0 == 0 }, "frames of silence padded after each seek: \(padded)")
+    }
 }

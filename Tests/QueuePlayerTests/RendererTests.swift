@@ -97,6 +97,28 @@ struct RendererTests {
         #expect(renderer.hasRenderedEverything)
     }
 
+    @Test("frames written holding the end are rendered and then stop short; once the stream continues, a dry ring pads")
+    func heldEndOfStream() {
+        let renderer = Renderer(bufferFrames: 1024)
+        renderer.markEndOfStream()
+        func writeHolding(frames: Int) -> Int {
+            renderer.write(holdingEndOfStream: true) { span in
+                for index in 0..<frames * 2 { span[index] = 0.25 }
+                return frames
+            }
+        }
+        #expect(writeHolding(frames: 100) == 100)
+        let (_, held) = render(renderer, frames: 256, as: Float.self)
+        #expect(held == .init(frameCount: 100, queuedFrameCount: 100, reachedEndOfStream: true))
+        #expect(renderer.underrunFrameCount == 0)
+
+        #expect(writeHolding(frames: 10) == 10)
+        renderer.continueStream()
+        let (_, continued) = render(renderer, frames: 64, as: Float.self)
+        #expect(continued == .init(frameCount: 64, queuedFrameCount: 10, reachedEndOfStream: false))
+        #expect(renderer.underrunFrameCount == 54)
+    }
+
     @Test("stopping short on an underrun writes no silence")
     func stopShort() {
         let renderer = Renderer(bufferFrames: 1024)

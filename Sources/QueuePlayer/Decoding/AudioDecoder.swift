@@ -82,11 +82,14 @@ extension AudioDecoder {
 
 extension AudioDecoder {
     /// Decodes once (``decode(into:)``) into the contiguous free space of `renderer`'s ring, at most
-    /// `maximumFrames`, and publishes what was written. Returns the frames written, 0 at the end of the item. The
-    /// renderer's producer thread only.
-    func write(into renderer: Renderer, maximumFrames: Int = .max) throws(DecoderError) -> Int {
+    /// `maximumFrames`, and publishes what was written (keeping an end-of-stream mark when `holdingEndOfStream`; see
+    /// ``Renderer``'s `write`). Returns the frames written, 0 at the end of the item. The renderer's producer thread
+    /// only.
+    func write(
+        into renderer: Renderer, maximumFrames: Int = .max, holdingEndOfStream: Bool = false
+    ) throws(DecoderError) -> Int {
         var failure: DecoderError?
-        let frames = renderer.write(maximumFrames: maximumFrames) { span in
+        let frames = renderer.write(maximumFrames: maximumFrames, holdingEndOfStream: holdingEndOfStream) { span in
             do throws(DecoderError) {
                 return try decode(into: &span)
             } catch {

@@ -203,8 +203,15 @@ extension PlaybackEngine {
 
     /// Decodes the whole item into the ring, waiting for space as the sink plays, and checking for a skip or seek
     /// between chunks.
+    ///
+    /// After a start or restart (the end is marked, the sink waits), the sink is resumed only once the ring is as
+    /// full as it can be made without waiting, or the item has ended, as a sound card starts at a threshold: a
+    /// write stops at the ring's end, and a sink that started from that part alone (a PulseAudio stream asks for
+    /// its whole target at once) ran dry before the next write and padded silence into the item just sought.
+    /// Until then the end mark is held, so that a render in between stops short instead of padding.
     private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
         var appliedGain: AppliedReplayGain?
+        var isFillingBeforeResume = false
         while !isShuttingDown {
             let (restarts, isBuffering, gain) = state.withLock { state in
                 let player = state.player
@@ -234,14 +241,26 @@ extension PlaybackEngine {
             }
             var failure: DecoderError?
             let written: Int
+            let fills = endIsMarked || isFillingBeforeResume
             do throws(DecoderError) {
-                written = try decoder.write(into: renderer, maximumFrames: endIsMarked ? .max : Self.writeFrames)
+                written = try decoder.write(
+                    into: renderer, maximumFrames: fills ? .max : Self.writeFrames, holdingEndOfStream: fills)
             } catch {
                 failure = error
                 written = 0
             }
-            if written > 0, renderer.takeAwaitedContinuation() || endIsMarked {
+            if written > 0, endIsMarked {
                 endIsMarked = false
+                isFillingBeforeResume = true
+            }
+            if isFillingBeforeResume {
+                if written == 0 || failure != nil || renderer.freeFrames < Self.writeFrames {
+                    isFillingBeforeResume = false
+                    _ = renderer.takeAwaitedContinuation()
+                    renderer.continueStream()
+                    sink.resumeAfterEndOfStream()
+                }
+            } else if written > 0, renderer.takeAwaitedContinuation() {
                 sink.resumeAfterEndOfStream()
             }
             let marks = decoder.takeStreamMarks()

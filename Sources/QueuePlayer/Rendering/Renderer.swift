@@ -256,18 +256,28 @@ public final class Renderer: Sendable {
     /// Copies decoded frames in through `body`, which fills the span it is given (at most `maximumFrames`) and
     /// returns frames written. Producer thread only. Clears an end-of-stream mark after publishing the frames: a
     /// render in between sees an end, not an underrun, so it stops short (and waits for
-    /// `AudioSink/resumeAfterEndOfStream()`) instead of padding silence into the stream.
-    func write(maximumFrames: Int = .max, _ body: (inout MutableSpan<Float>) -> Int) -> Int {
+    /// `AudioSink/resumeAfterEndOfStream()`) instead of padding silence into the stream. With `holdingEndOfStream`
+    /// the mark stays until ``continueStream()``: renders take what was written and stop short, as at an end.
+    func write(
+        maximumFrames: Int = .max, holdingEndOfStream: Bool = false, _ body: (inout MutableSpan<Float>) -> Int
+    ) -> Int {
         let maximum = maximumFrames.multipliedReportingOverflow(by: Self.channelCount)
         let written =
             ring.write(maximum: maximum.overflow ? .max : maximum.partialValue) { span in
                 body(&span) * Self.channelCount
             } / Self.channelCount
-        if written > 0 {
+        if written > 0, !holdingEndOfStream {
             endOfStreamIndex.store(.max, ordering: .releasing)
         }
         wakeConsumer()
         return written
+    }
+
+    /// Clears the end-of-stream mark held by writes since it was set: what was written continues the stream, and
+    /// a render that runs dry from now on pads with silence (an underrun). Producer thread only.
+    func continueStream() {
+        endOfStreamIndex.store(.max, ordering: .releasing)
+        wakeConsumer()
     }
 
     private func wakeConsumer() {
