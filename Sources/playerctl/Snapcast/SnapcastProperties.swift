@@ -33,6 +33,14 @@ struct SnapcastProperties: Encodable, Equatable {
     /// False while no daemon answers.
     var canControl: Bool
     var metadata: Metadata?
+    /// The daemon's count of seeks (``PlayerSnapshot/jumps``), not sent: a change makes the properties news, however
+    /// short the seek.
+    var jumps = 0
+
+    private enum CodingKeys: String, CodingKey {
+        case playbackStatus, loopStatus, shuffle, volume, rate, position, canGoNext, canGoPrevious, canPlay, canPause
+        case canSeek, canControl, metadata
+    }
 
     /// The properties of a daemon in `state`, or of none (nil): stopped, and nothing can be done.
     init(_ state: PlayerSnapshot?) {
@@ -60,6 +68,7 @@ struct SnapcastProperties: Encodable, Equatable {
         canPause = state.current != nil
         canSeek = state.current?.isSeekable ?? false
         canControl = true
+        jumps = state.jumps
         metadata = state.current.map { current in
             Metadata(
                 trackId: String(current.id), url: current.url, title: current.title,
@@ -68,9 +77,10 @@ struct SnapcastProperties: Encodable, Equatable {
         }
     }
 
-    /// True when `self` says something `earlier` did not, other than a position that moved with time: `elapsed`
-    /// seconds after `earlier`, a playing position off by more than half a second from where playing would have
-    /// taken it is news (a seek). Not playing, time does not move it: any change is a seek.
+    /// True when `self` says something `earlier` did not, other than a position that moved with time: a seek (the
+    /// count of jumps changed) is news, and so, `elapsed` seconds after `earlier`, is a playing position off by more
+    /// than half a second from where playing would have taken it (time that stood while the stream waited). Not
+    /// playing, time does not move it: any change is news.
     func isNews(after earlier: SnapcastProperties?, elapsed: Double) -> Bool {
         guard let earlier else { return true }
         var moved = earlier
