@@ -286,7 +286,8 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
         state.withLock { $0.cuedStart }
     }
 
-    /// Stops playback and the engine's threads, closes the output, and finishes ``events``. Time observers are
+    /// Stops playback and the engine's threads, closes the output (and takes back the handlers it was given, so
+    /// that nothing it reports afterwards reaches the engine), and finishes ``events``. Time observers are
     /// removed: none is called after this, and a block that holds the engine no longer keeps it alive. Safe to call
     /// twice.
     package func shutdown() {
@@ -399,6 +400,14 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
                 reconnectWake.signal()
                 renderer.wakeProgressWaiter()
                 sink.stop()
+                // The handlers hold the engine weakly, and a call on the output's thread holds it for its length:
+                // one that outlived the caller's last reference would free the engine, and with it the output, on
+                // the output's own thread (libpulse aborts when its sink is freed there: a server killed just after
+                // a shutdown). PulseAudio's setters take the lock its calls run under, so no call is left after
+                // these; other sinks make their calls on the thread that stop() ended.
+                sink.setFailureHandler { _ in }
+                sink.setSuspensionHandler { _ in }
+                sink.setTimingHandler {}
                 eventContinuation.finish()
             case .recoverOutput:
                 wakeDecoder()
