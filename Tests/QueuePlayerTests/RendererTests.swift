@@ -92,7 +92,8 @@ struct RendererTests {
         write(renderer, frames: 50, startingAt: 100)
         renderer.markEndOfStream()
         let (_, ended) = render(renderer, frames: 256, as: Int16.self)
-        #expect(ended == .init(frameCount: 50, queuedFrameCount: 50, reachedEndOfStream: true))
+        #expect(
+            ended == .init(frameCount: 50, queuedFrameCount: 50, reachedEndOfStream: true, endOfStreamIsFinal: true))
         #expect(renderer.underrunFrameCount == 156)
         #expect(renderer.hasRenderedEverything)
     }
@@ -117,6 +118,22 @@ struct RendererTests {
         let (_, continued) = render(renderer, frames: 64, as: Float.self)
         #expect(continued == .init(frameCount: 64, queuedFrameCount: 10, reachedEndOfStream: false))
         #expect(renderer.underrunFrameCount == 54)
+    }
+
+    @Test("only an end the producer marked as final says so: not a stream's start, nor the end before a restart")
+    func finalEndOfStream() {
+        let renderer = Renderer(bufferFrames: 1024)
+        let (_, start) = render(renderer, frames: 64, as: Float.self)
+        #expect(start == .init(frameCount: 0, queuedFrameCount: 0, reachedEndOfStream: true))
+        write(renderer, frames: 100)
+        renderer.markEndOfStream(beforeRestart: true)
+        let (_, restart) = render(renderer, frames: 256, as: Float.self)
+        #expect(restart == .init(frameCount: 100, queuedFrameCount: 100, reachedEndOfStream: true))
+        write(renderer, frames: 10, startingAt: 100)
+        renderer.markEndOfStream()
+        let (_, final) = render(renderer, frames: 256, as: Float.self)
+        #expect(
+            final == .init(frameCount: 10, queuedFrameCount: 10, reachedEndOfStream: true, endOfStreamIsFinal: true))
     }
 
     @Test("stopping short on an underrun writes no silence")

@@ -181,7 +181,7 @@ extension PlaybackEngine {
         let heardAtFlush = continuedFrame != nil && sink.flushDropsUnplayedFrames ? audibleFrame() : nil
         // The end first: a render between the two would otherwise find the ring emptied short of the end, and pad
         // the wait for the new frames with silence (heard as a gap inside the item an edit continues).
-        renderer.markEndOfStream()
+        renderer.markEndOfStream(beforeRestart: true)
         renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heardAtFlush)
         // Before the flush, so that a sink's flush tells whoever waits for it that the restart took effect.
         state.withLock { $0.carriedOutRestartNumber = max($0.carriedOutRestartNumber, restartNumber) }

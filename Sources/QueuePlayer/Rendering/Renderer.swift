@@ -35,6 +35,13 @@ public final class Renderer: Sendable {
         /// new audio of a discard that continues the old has not yet reached what was heard of it. The destination
         /// was not padded, so a sink can stop asking until `AudioSink/resumeAfterEndOfStream()`.
         public var reachedEndOfStream: Bool
+        /// True when the end reached is one to be heard out: the queue ran out, an item ended where the player holds,
+        /// or the stream is drained for a change of format. False at any other end: the start of a stream, a skip,
+        /// seek or edit that flushes the sink and writes the new audio next, or a continuation still awaited. A sink
+        /// whose server sits on a partly filled buffer (PipeWire's quantum) completes it with silence only at a final
+        /// end; anywhere else that silence would be heard before the audio that follows. An end the producer has
+        /// written past (it fills the ring before the sink resumes) is no longer final.
+        public var endOfStreamIsFinal = false
     }
 
     let ring: SampleRing
@@ -54,6 +61,9 @@ public final class Renderer: Sendable {
     private let skipTarget = Atomic<Int>(0)
     /// Nothing is written yet, so the stream starts out ended: sinks wait for `AudioSink/resumeAfterEndOfStream()`.
     private let endOfStreamIndex = Atomic<Int>(0)
+    /// Whether the end marked last is final (see ``Result/endOfStreamIsFinal``). Stored before the index it goes
+    /// with, and cleared before frames are written past it, so a render that sees either sees the flag too.
+    private let markedEndIsFinal = Atomic<Bool>(false)
     private let underrunFrames = Atomic<Int>(0)
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     private let multipliesByGain = Atomic<Bool>(true)
@@ -139,7 +149,9 @@ public final class Renderer: Sendable {
         }
         position.publish(reading)
         signalWaiters(ringFrame: reading.ringFrames)
-        return Result(frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended)
+        let isFinal = ended && !awaitsContinuation && markedEndIsFinal.load(ordering: .relaxed)
+        return Result(
+            frameCount: written, queuedFrameCount: copied, reachedEndOfStream: ended, endOfStreamIsFinal: isFinal)
     }
 
     /// Reads on while the ring has run dry inside the skip of a continuation (the producer has not yet written
@@ -257,10 +269,15 @@ public final class Renderer: Sendable {
     /// returns frames written. Producer thread only. Clears an end-of-stream mark after publishing the frames: a
     /// render in between sees an end, not an underrun, so it stops short (and waits for
     /// `AudioSink/resumeAfterEndOfStream()`) instead of padding silence into the stream. With `holdingEndOfStream`
-    /// the mark stays until ``continueStream()``: renders take what was written and stop short, as at an end.
+    /// the mark stays until ``continueStream()``: renders take what was written and stop short, as at an end that is
+    /// not final.
     func write(
         maximumFrames: Int = .max, holdingEndOfStream: Bool = false, _ body: (inout MutableSpan<Float>) -> Int
     ) -> Int {
+        if holdingEndOfStream {
+            // What is written past a mark continues the stream: that end is no longer one to be heard out.
+            markedEndIsFinal.store(false, ordering: .relaxed)
+        }
         let maximum = maximumFrames.multipliedReportingOverflow(by: Self.channelCount)
         let written =
             ring.write(maximum: maximum.overflow ? .max : maximum.partialValue) { span in
@@ -321,9 +338,12 @@ public final class Renderer: Sendable {
         spaceAvailable.signal()
     }
 
-    /// Says that nothing follows what was written so far (the queue is exhausted, or a format change needs the
-    /// stream drained). The renderer then stops short instead of padding with silence. Producer thread only.
-    func markEndOfStream() {
+    /// Says that nothing follows what was written so far (the queue is exhausted, an item ended where the player
+    /// holds, or a format change needs the stream drained), or, `beforeRestart`, nothing until a skip, seek or edit
+    /// has flushed the sink and written the new audio. The renderer then stops short instead of padding with
+    /// silence. Producer thread only.
+    func markEndOfStream(beforeRestart: Bool = false) {
+        markedEndIsFinal.store(!beforeRestart, ordering: .relaxed)
         endOfStreamIndex.store(ring.producedCount, ordering: .releasing)
         wakeConsumer()
     }

@@ -50,9 +50,10 @@ extension PulseAudioSink {
             remaining -= result.frameCount * bytesPerFrame
             if result.reachedEndOfStream {
                 stoppedAtEndOfStream = true
-                if serverIsPipeWire {
+                if serverIsPipeWire, result.endOfStreamIsFinal {
                     // PipeWire's server (0.3.65) plays a quantum only once it is full: the end of the stream would
                     // wait a whole quantum (an audible gap) and then be dropped by the drain. Silence completes it.
+                    // Not at a restart's end: the server keeps silence written around a flush, and plays it first.
                     writeSilence(bytes: Int(pa_stream_get_buffer_attr(stream)?.pointee.minreq ?? 0))
                 }
                 return
