@@ -17,6 +17,15 @@ extension PulseAudioSink {
         pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
     }
 
+    /// Runs `body` on the sink a callback's `userdata` names, without taking a reference to it. A reference taken
+    /// here could be the last one (its owner let go meanwhile, on another thread), and the sink would then be freed
+    /// on libpulse's thread, where its deinit takes the loop's lock: libpulse aborts. Without one the sink stays
+    /// valid through `body`: callbacks run with the loop's lock held, and a deinit takes that lock before it
+    /// touches anything.
+    static func withSink<T>(_ userdata: UnsafeMutableRawPointer?, _ body: (PulseAudioSink) -> T) -> T {
+        Unmanaged<PulseAudioSink>.fromOpaque(userdata!)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Runs `body` with the lock held and a live stream; nil when there is no stream. The stream stays valid
     /// through `body` even if another thread closes it while `body` waits (the lock is released in every wait);
     /// operations on a closed stream fail, and `self.stream` no longer matches it.
@@ -49,9 +58,10 @@ extension PulseAudioSink {
         return pa_context_rttime_new(
             context, pa_rtclock_now() + max(microseconds, 1_000),
             { _, _, _, userdata in
-                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-                sink.timerFired = true
-                pa_threaded_mainloop_signal(sink.mainloop, 0)
+                PulseAudioSink.withSink(userdata) { sink in
+                    sink.timerFired = true
+                    pa_threaded_mainloop_signal(sink.mainloop, 0)
+                }
             }, userdata)
     }
 

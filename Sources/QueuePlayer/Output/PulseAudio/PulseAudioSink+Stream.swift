@@ -42,32 +42,32 @@ extension PulseAudioSink {
         pa_stream_set_state_callback(
             stream,
             { _, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStateChanged()
+                PulseAudioSink.withSink(userdata) { $0.streamStateChanged() }
             }, userdata)
         pa_stream_set_write_callback(
             stream,
             { _, bytes, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().fill(requestedBytes: bytes)
+                PulseAudioSink.withSink(userdata) { $0.fill(requestedBytes: bytes) }
             }, userdata)
         pa_stream_set_suspended_callback(
             stream,
             { _, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().suspensionChanged()
+                PulseAudioSink.withSink(userdata) { $0.suspensionChanged() }
             }, userdata)
         pa_stream_set_moved_callback(
             stream,
             { _, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamMoved()
+                PulseAudioSink.withSink(userdata) { $0.streamMoved() }
             }, userdata)
         pa_stream_set_latency_update_callback(
             stream,
             { stream, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().timingReported(stream!)
+                PulseAudioSink.withSink(userdata) { $0.timingReported(stream!) }
             }, userdata)
         pa_stream_set_started_callback(
             stream,
             { stream, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().streamStarted(stream!)
+                PulseAudioSink.withSink(userdata) { $0.streamStarted(stream!) }
             }, userdata)
         self.stream = stream
         isSuspended = false

@@ -98,7 +98,7 @@ extension PulseAudioSink {
         timingTimer = pa_context_rttime_new(
             context, pa_rtclock_now() + timingInterval,
             { _, _, _, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().timingTimerFired()
+                PulseAudioSink.withSink(userdata) { $0.timingTimerFired() }
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 

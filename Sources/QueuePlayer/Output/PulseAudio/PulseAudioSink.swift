@@ -200,7 +200,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_context_set_state_callback(
             context,
             { _, userdata in
-                Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue().contextStateChanged()
+                PulseAudioSink.withSink(userdata) { $0.contextStateChanged() }
             }, userdata)
         let connected = withServerCString { server in pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) }
         guard connected >= 0 else { throw unreachableError() }
@@ -215,23 +215,25 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         let named = pa_context_get_server_info(
             context,
             { _, info, userdata in
-                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-                if let name = info?.pointee.server_name {
-                    // `strstr`, not `String.contains`: that one is _StringProcessing's, and the only code of the
-                    // daemon that runs it and the regex parser's (some 850 KiB of pages resident for one search).
-                    sink.serverIsPipeWire = strstr(name, "PipeWire") != nil
+                PulseAudioSink.withSink(userdata) { sink in
+                    if let name = info?.pointee.server_name {
+                        // `strstr`, not `String.contains`: that one is _StringProcessing's, and the only code of the
+                        // daemon that runs it and the regex parser's (some 850 KiB of pages resident for one search).
+                        sink.serverIsPipeWire = strstr(name, "PipeWire") != nil
+                    }
+                    if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
+                    pa_threaded_mainloop_signal(sink.mainloop, 0)
                 }
-                if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
-                pa_threaded_mainloop_signal(sink.mainloop, 0)
             }, userdata)
         waitFor(named)
         // The default sink's own rate, where it differs from the server's default (a sound card opened at 48 kHz).
         let described = pa_context_get_sink_info_by_name(
             context, "@DEFAULT_SINK@",
             { _, info, _, userdata in
-                let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-                if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
-                pa_threaded_mainloop_signal(sink.mainloop, 0)
+                PulseAudioSink.withSink(userdata) { sink in
+                    if let rate = info?.pointee.sample_spec.rate, rate > 0 { sink.sinkSampleRate = Int(rate) }
+                    pa_threaded_mainloop_signal(sink.mainloop, 0)
+                }
             }, userdata)
         waitFor(described)
         logger.debug(
