@@ -7,6 +7,10 @@
 # tier, 350 s on 2 cores). A test that waits forever then ends the run, named, instead of CI's time.
 QUEUEPLAYER_TEST_DEADLINE=${QUEUEPLAYER_TEST_DEADLINE:-900}
 
+# A crash prints every thread's backtrace with symbol names and no line numbers: looking up line numbers in the test
+# binary's debug information took the backtracer past the tier's deadline.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,interactive=no,symbolicate=fast}
+
 # Runs a `swift test` command line with QUEUEPLAYER_TEST_TIERS set to its first argument, killed with everything it
 # started (its process group) after QUEUEPLAYER_TEST_DEADLINE seconds. When it fails, the issues it recorded are
 # printed again at the end, and after the deadline the tests still running: a log that keeps only the tail of a long
