@@ -95,9 +95,16 @@ struct ServerRestartTests {
             "\(glitchDescription(heardBeforeLoss, in: heardFrom) ?? "")")
         let lostAt = (sweep.count - heardFrom.count + heardBeforeLoss.count) / 2 + (droppedBefore ?? 0)
         #expect(lostAt > 44_100, "the server was stopped after 1.5 s of the sweep")
-        // Heard again after the restart: from within 50 ms of where the sound stopped, to the end, then join-1.
+        // Heard again after the restart: from where the sound stopped, to the end, then join-1. Nothing heard twice
+        // by more than 50 ms. Resumed past the recording's end by at most 50 ms, on PipeWire 100 ms: the recording
+        // goes through the server that is killed, and what it had not yet sent is lost with it (or the player counts
+        // as heard what the graph never played; the test cannot tell which). Measured over 15 runs on an idle
+        // machine, resumed minus stopped: PulseAudio −408 to −10 frames, its rewinding sink 500 to 1,355, PipeWire
+        // 542 to 3,109 (2 of 15 over 2,205; 2,552 once in a loop of scripts/test).
         let resumedAt = try #require(offset(of: heardAfter, in: sweep), "the resumed sound is not the sweep")
-        #expect(abs(resumedAt - lostAt) <= 2_205, "stopped at frame \(lostAt), resumed at \(resumedAt)")
+        let skipAllowed = kind == .pipeWire ? 4_410 : 2_205
+        #expect(
+            (-2_205...skipAllowed).contains(resumedAt - lostAt), "stopped at frame \(lostAt), resumed at \(resumedAt)")
         let expectedAfter = soundingFrames(Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1")))
         let droppedAfter = droppedFrames(heardAfter, in: expectedAfter, allowing: kind.droppedQuanta)
         let glitchesAfter = glitchDescription(heardAfter, in: expectedAfter) ?? ""
