@@ -59,10 +59,12 @@ struct MPDClientTests {
     @Test("mpc queues, plays, pauses, sets the volume, skips and clears; the control socket sees each change")
     func mpc() async throws {
         let daemon = try await Daemon("mpd-mpc")
-        let added = await daemon.mpc("add", "stereo-44k-5s.mp3", "sweep-44k-4s.mp3")
+        // A first song of a minute: at the start of the parallel phase a 5 s one ended between `play` and `pause`,
+        // and `next` then left the queue empty.
+        let added = await daemon.mpc("add", "long-8k-60s.mp3", "sweep-44k-4s.mp3")
         #expect(added.status == 0, "\(added.standardError)")
         let listed = await daemon.mpc("-f", "%file%", "playlist")
-        #expect(listed.standardOutput == "stereo-44k-5s.mp3\nsweep-44k-4s.mp3\n", "\(listed.standardError)")
+        #expect(listed.standardOutput == "long-8k-60s.mp3\nsweep-44k-4s.mp3\n", "\(listed.standardError)")
         #expect(await daemon.mpc("play").status == 0)
         #expect(await control(daemon.socket, "status").standardOutput == "Playing\n")
         #expect(await daemon.mpc("pause").status == 0)
