@@ -17,8 +17,8 @@ struct PlayerCtl: ParsableCommand {
         subcommands: [
             DaemonVerb.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
-            OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, ClearVerb.self,
-            QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
+            OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, PriorityVerb.self,
+            ClearVerb.self, QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
             ShuffleVerb.self, ReplayGainVerb.self, SnapcastPluginVerb.self,
         ]
     )

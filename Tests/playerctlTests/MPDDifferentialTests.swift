@@ -12,7 +12,9 @@ struct MPDDifferentialTests {
     /// The session: queue edits and reports in a state both servers share (stopped, two songs), then every refusal.
     static let session = [
         "add id3v24-multi.mp3", "add stereo-44k-5s.mp3", "play", "stop", "status", "currentsong", "playlistinfo",
-        "playlistinfo 1", "setvol 40", "getvol", "volume 5", "getvol", "play 99", "playid 99", "deleteid 99",
+        "playlistinfo 1", "prio 3 1", "prio 3 1:", "prio 256 1", "prio x 1", "prio 3 5", "prio 3", "prioid 3 99",
+        "playlistinfo", "prio 0 1", "playlistinfo 1", "setvol 40", "getvol", "volume 5", "getvol", "play 99",
+        "playid 99", "deleteid 99",
         "delete 5", "move 0 5", "moveid 99 0", "seekid 99 3", "seek 7 3", "setvol 200", "setvol abc", "setvol -1",
         "pause 2", "seekcur 3", "ping extra", "frobnicate", "add /etc/hostname", "add nothing-here.mp3",
         #"add "unterminated"#, #"add "x"y"#, "idle bogus", "plchanges abc", "playlistinfo 5", "playlistid 99",

@@ -34,6 +34,32 @@ struct StateStoreTests {
         #expect(await second.exitStatus() == 0)
     }
 
+    @Test("playerctl priority: shuffled, the item is next; queue shows its priority, and a restart keeps both")
+    func priorityRestored() async throws {
+        let socket = privateSocket("priority")
+        let items = ["join-1", "join-2", "join-3", "stereo-44k-5s"].map { Fixtures.mp3($0).path }
+        let first = try daemon(socket, ["--pause"] + items)
+        _ = try await DaemonStates(socket: socket)
+        #expect(await control(socket, "shuffle", "On").status == 0)
+        let last = try #require(await ask(socket, "queue").split(separator: "\n").last)
+        let id = String(last.dropFirst(2).prefix { $0 != "\t" })
+        #expect(await control(socket, "priority", "9", id).status == 0)
+        let queue = await ask(socket, "queue").split(separator: "\n")
+        #expect(queue.count == 4 && queue[1].hasPrefix("  \(id)\t") && queue[1].hasSuffix("\tpriority 9"), "\(queue)")
+        let refused = await control(socket, "priority", "300", id)
+        #expect(refused.status == 64 && refused.standardError.contains("from 0 to 255"), "\(refused.standardError)")
+        let unknown = await control(socket, "priority", "1", "999")
+        #expect(unknown.status == 1 && unknown.standardError.contains("no queued item has id 999"))
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await first.exitStatus() == 0)
+
+        let second = try daemon(socket)
+        _ = try await DaemonStates(socket: socket)
+        #expect(await ask(socket, "queue").split(separator: "\n") == queue)
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await second.exitStatus() == 0)
+    }
+
     @Test("a restart restores the queue with its ids, paused at the saved item and position, with the volume")
     func restartRestores() async throws {
         let socket = privateSocket("restart")

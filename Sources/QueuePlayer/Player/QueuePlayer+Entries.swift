@@ -44,7 +44,15 @@ extension QueuePlayer {
     /// cued at `start` (in any timescale: it is converted to the rate the item plays at, exactly when they agree):
     /// ``play()`` starts there, announced as the item's start. The rate stays 0. Any thread.
     public func restore(_ entries: [QueueEntry], startingAt start: MediaTime) {
-        transition { state, actions in state.restore(entries, startingAt: start, into: &actions) }
+        restore(entries, startingAt: start, priorities: [:])
+    }
+
+    /// Queues the entries of a saved queue as ``restore(_:startingAt:)`` does, with the priorities they had (by entry
+    /// id, as ``priorities()`` gave them), in the order given: nothing is shuffled again. Any thread.
+    public func restore(_ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8]) {
+        transition { state, actions in
+            state.restore(entries, startingAt: start, priorities: priorities, into: &actions)
+        }
     }
 
     /// Removes `entry`'s item (see ``remove(_:)-(PlayerItem)``); an entry no longer queued is ignored. Any thread.
@@ -63,5 +71,25 @@ extension QueuePlayer {
     public func move(_ entry: QueueEntry, to index: Int) -> Bool {
         let audible = engine.audibleFrame()
         return transition { state, actions in state.moveEntry(entry, to: index, audibleFrame: audible, into: &actions) }
+    }
+
+    // MARK: Priorities
+
+    /// The priority of each queued entry that has one, by entry id; every other entry's is 0. Any thread.
+    public func priorities() -> [Int: UInt8] {
+        read(\.player.priorities)
+    }
+
+    /// Gives `entries` `priority` (0, the default, to 255), as MPD's `prio` does. While ``shuffleMode`` is on, the
+    /// items after the current one play in groups of falling priority, each group in random order: an entry given a
+    /// priority above the others' plays next, and one whose priority changes goes to a random place in its new group;
+    /// items appended meanwhile join those without one. Unshuffled, a priority changes no order, and is kept for when
+    /// shuffling uses it. The current entry has no priority (an entry's is cleared when it becomes current), and it is
+    /// left as it is here, as are entries no longer queued. Any thread.
+    public func setPriority(_ priority: UInt8, of entries: [QueueEntry]) {
+        let audible = engine.audibleFrame()
+        transition { state, actions in
+            state.setPriority(priority, of: entries, audibleFrame: audible, into: &actions)
+        }
     }
 }

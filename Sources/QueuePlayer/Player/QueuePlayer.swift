@@ -302,9 +302,10 @@ public final class QueuePlayer: BackgroundPausable, Sendable {
 
     /// Whether the queue plays shuffled; `.off` by default. The queue is the play order, so ``items()`` lists the
     /// shuffled order, which ``advanceToNextItem()`` follows: turning it on shuffles the items after the current one
-    /// (the current one plays on); while it is on, items inserted at the end (`after: nil`) go to random places after
-    /// the current one, and those inserted after a given item go there; turning it off puts the items back in the
-    /// order they had, those added meanwhile after them. Any thread.
+    /// (the current one plays on), those with a priority first (``setPriority(_:of:)``); while it is on, items
+    /// inserted at the end (`after: nil`) go to random places among those without a priority, and those inserted
+    /// after a given item go there; turning it off puts the items back in the order they had, those added meanwhile
+    /// after them. Any thread.
     public var shuffleMode: ShuffleMode {
         get { read(\.player.shuffleMode) }
         set {

@@ -155,10 +155,16 @@ extension PlaybackEngine.State {
         return moved
     }
 
-    /// Queues the entries of a saved queue with their ids, the first cued at `start`.
-    mutating func restore(_ entries: [QueueEntry], startingAt start: MediaTime, into actions: inout [Action]) {
+    /// Queues the entries of a saved queue with their ids and `priorities` (by id; the first entry of the order has
+    /// none), the first cued at `start`.
+    mutating func restore(
+        _ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8], into actions: inout [Action]
+    ) {
         actions += enqueue(restoring: entries)
         player.register(entries.map { PlayerItem(location: $0.location) }, as: entries)
+        for entry in entries where entry != firstInOrder {
+            if let priority = priorities[entry.id], priority > 0 { player.priorities[entry.id] = priority }
+        }
         if start.isNumeric, start.value > 0 {
             actions += cue(startFrame: Int(start.value), countedAt: Int(start.timescale))
         }

@@ -19,6 +19,8 @@ struct PlayerModel {
     /// While shuffled, where each item after the current one was before shuffling, by entry id: the order that
     /// turning shuffle off puts back.
     var unshuffledRanks: [Int: Int] = [:]
+    /// The priority of each queued entry that has one above 0, by entry id (`QueuePlayer/setPriority(_:of:)`).
+    var priorities: [Int: UInt8] = [:]
     /// The entry queued to repeat each entry decoded to its end (or skipped) under a repeat mode, by the original's
     /// id, until the repetition itself is let go: so that an entry is repeated once, and a skip or removal of it
     /// settles its repetition (also while the original's end is being reported).
@@ -53,6 +55,7 @@ struct PlayerModel {
     /// itself stays current (and held at its end, when it is) until the next one starts.
     mutating func release(_ entry: QueueEntry) {
         unshuffledRanks[entry.id] = nil
+        priorities[entry.id] = nil
         if let original = repetitions.first(where: { $0.value == entry })?.key { repetitions[original] = nil }
         guard let item = items.removeValue(forKey: entry.id) else { return }
         if currentItem === item, actionAtItemEnd != .advance {
@@ -67,9 +70,11 @@ struct PlayerModel {
         }
     }
 
-    /// Makes `item` current; a previous item held at its end is let go.
+    /// Makes `item` current; a previous item held at its end is let go. An item made current has no priority: a
+    /// priority orders the entries to come.
     mutating func makeCurrent(_ item: PlayerItem?) {
         guard currentItem !== item else { return }
+        if let item, let id = entryIDs[ObjectIdentifier(item)] { priorities[id] = nil }
         if let held = heldEntryID, let previous = currentItem, items[held] === previous {
             items[held] = nil
             entryIDs[ObjectIdentifier(previous)] = nil
@@ -90,6 +95,7 @@ struct PlayerModel {
         entryIDs = [:]
         repetitions = [:]
         unshuffledRanks = [:]
+        priorities = [:]
         heldEntryID = nil
     }
 }

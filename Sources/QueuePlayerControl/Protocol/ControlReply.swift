@@ -132,12 +132,15 @@ package struct EntryLine: Codable, Sendable, Equatable {
     /// Seconds into the item where it starts when it plays (a podcast episode where it was left); absent from its
     /// start.
     package var startsAt: Double?
+    /// The item's priority (see ``ControlCommand/priority(_:ids:)``); absent when it has none.
+    package var priority: Int?
 
     /// A line with the fields given.
-    package init(id: Int, url: String, current: Bool, startsAt: Double? = nil) {
+    package init(id: Int, url: String, current: Bool, startsAt: Double? = nil, priority: Int? = nil) {
         self.id = id
         self.url = url
         self.current = current
         self.startsAt = startsAt
+        self.priority = priority
     }
 }

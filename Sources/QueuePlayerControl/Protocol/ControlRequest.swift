@@ -72,6 +72,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     case insert([String], after: Int)
     case remove(Int)
     case move(Int, to: Int)
+    /// `priority`: gives the queued items with these ids a priority (0…255; MPD's `prio`), which orders the items to
+    /// come while shuffled.
+    case priority(Int, ids: [Int])
     /// `loop`: report (nil) or set what plays again.
     case loop(LoopStatus?)
     /// `shuffle`: report (nil), or turn on, off, or over.
@@ -87,7 +90,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, loop, shuffle, modes
+        case volume, open, add, insert, remove, move, priority, loop, shuffle, modes
         case replayGain = "replaygain"
     }
 
@@ -115,6 +118,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .insert: .insert
         case .remove: .remove
         case .move: .move
+        case .priority: .priority
         case .loop: .loop
         case .shuffle: .shuffle
         case .modes: .modes
@@ -128,6 +132,14 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .open, .add, .insert: true
         default: false
         }
+    }
+
+    /// A `priority` command's priority as the player takes it; an error naming the range when it is outside it.
+    package static func priorityLevel(_ priority: Int) throws(ControlError) -> UInt8 {
+        guard let level = UInt8(exactly: priority) else {
+            throw ControlError("priority: 'priority' must be from 0 to 255, not \(priority)")
+        }
+        return level
     }
 
     /// The shortest position interval a subscription may ask for.
@@ -146,7 +158,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
         case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
-        case `repeat`, single, mode
+        case `repeat`, single, mode, priority, ids
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -197,6 +209,10 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             self = .insert(try required(.items, "an array of paths"), after: try required(.after, "a queue id"))
         case .remove: self = .remove(try required(.item, "a queue id"))
         case .move: self = .move(try required(.item, "a queue id"), to: try required(.to, "a position"))
+        case .priority:
+            let priority: Int = try required(.priority, "a number from 0 to 255")
+            _ = try Self.priorityLevel(priority)
+            self = .priority(priority, ids: try required(.ids, "an array of queue ids"))
         case .loop:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
             self = .loop(try status.map { name throws(ControlError) in try LoopStatus.named(name, in: "loop") })
@@ -242,6 +258,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .move(let id, let position):
             try fields.encode(id, forKey: .item)
             try fields.encode(position, forKey: .to)
+        case .priority(let priority, let ids):
+            try fields.encode(priority, forKey: .priority)
+            try fields.encode(ids, forKey: .ids)
         case .loop(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .shuffle(let status):

@@ -77,6 +77,8 @@ extension PlayerController {
             return ControlReply(added: player.insert(self.items(for: items), after: entry).map(\.id))
         case .remove(let id): player.remove(try entry(id, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
+        case .priority(let priority, let ids):
+            player.setPriority(try ControlCommand.priorityLevel(priority), of: try entries(ids, command: "priority"))
         case .clear: player.removeAllItems()
         case .loop(let status): if let status { setLoop(status) }
         case .modes(let repeats, let single): setModes(repeats: repeats, single: single)
@@ -89,12 +91,13 @@ extension PlayerController {
             }
         case .replayGain(let mode): if let mode { player.replayGainMode = QueuePlayer.ReplayGainMode(mode) }
         case .queue:
-            let entries = player.entries()
+            let listing = queueListing()
             return ControlReply(
-                queue: entries.enumerated().map { index, entry in
+                queue: listing.entries.enumerated().map { index, entry in
                     let start = player.item(for: entry)?.startTime.seconds ?? 0
                     return EntryLine(
-                        id: entry.id, url: entry.location, current: index == 0, startsAt: start > 0 ? start : nil)
+                        id: entry.id, url: entry.location, current: index == 0, startsAt: start > 0 ? start : nil,
+                        priority: listing.priorities[entry.id].map(Int.init))
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()
@@ -179,9 +182,17 @@ extension PlayerController {
     }
 
     private func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
-        guard let entry = player.entries().first(where: { $0.id == id }) else {
-            throw ControlError("\(command): no queued item has id \(id); `playerctl queue` lists them")
+        try entries([id], command: command)[0]
+    }
+
+    /// The queued entries with `ids`, in that order; an error naming the first id not queued.
+    private func entries(_ ids: [Int], command: String) throws(ControlError) -> [QueueEntry] {
+        let queued = Dictionary(player.entries().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try ids.map { id throws(ControlError) in
+            guard let entry = queued[id] else {
+                throw ControlError("\(command): no queued item has id \(id); `playerctl queue` lists them")
+            }
+            return entry
         }
-        return entry
     }
 }

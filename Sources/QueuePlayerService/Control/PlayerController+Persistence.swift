@@ -33,13 +33,13 @@ extension PlayerController {
                 shuffles: saved.shuffles, replayGain: saved.replayGain, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
-        player.restore(saved.queue, startingAt: saved.position)
+        player.restore(saved.queue, startingAt: saved.position, priorities: saved.priorities)
         // Episodes are named as their feeds name them; the first entry starts at the saved position, episodes after
         // it where each was left.
         for (index, entry) in saved.queue.enumerated() {
             player.item(for: entry).map { recallEpisode($0, resumes: index > 0) }
         }
-        state.withLock { $0.savedQueue = saved.queue }
+        state.withLock { $0.savedQueue = QueueListing(entries: saved.queue, priorities: saved.priorities) }
         FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(
@@ -77,10 +77,12 @@ extension PlayerController {
         }
     }
 
-    /// Writes the queue when it differs from what was written last (a 10,000-item queue takes milliseconds to
-    /// write; comparing takes microseconds).
+    /// Writes the queue and its priorities when they differ from what was written last (a 10,000-item queue takes
+    /// milliseconds to write; comparing takes microseconds).
     private func saveQueue() {
-        save(player.entries(), as: \.savedQueue, what: "the queue") { try store.saveQueue($0) }
+        save(queueListing(), as: \.savedQueue, what: "the queue") { listing in
+            try store.saveQueue(listing.entries, priorities: listing.priorities)
+        }
     }
 
     /// Writes the player's history when it differs from what was written last.

@@ -62,6 +62,11 @@ extension PlayerController {
         return snapshot()
     }
 
+    /// The queue and its priorities, read now.
+    package func queueListing() -> QueueListing {
+        QueueListing(entries: player.entries(), priorities: player.priorities())
+    }
+
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
     func currentEntry() -> CurrentEntry? {
         guard let item = player.loadCurrentItem(), let entry = player.entry(for: item) else { return nil }
@@ -100,7 +105,9 @@ extension PlayerController {
     /// each a snapshot with the queue read with it. They stop when the stream's consumer goes.
     package func mprisStates() -> AsyncStream<MPRISState> {
         let (stream, continuation) = AsyncStream.makeStream(of: MPRISState.self, bufferingPolicy: .bufferingNewest(16))
-        let id = subscribe { snapshot, queue in continuation.yield(MPRISState(snapshot: snapshot, queue: queue)) }
+        let id = subscribe { snapshot, queue in
+            continuation.yield(MPRISState(snapshot: snapshot, queue: queue.entries))
+        }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return stream
     }
@@ -110,8 +117,8 @@ extension PlayerController {
         telling.withLock { _ in
             let current = currentEntry()?.item
             return MPDPlayerState(
-                snapshot: snapshot(), queue: player.entries(), format: current?.format,
-                bitRate: current?.estimatedDataRate)
+                snapshot: snapshot(), queue: player.entries(), priorities: player.priorities(),
+                format: current?.format, bitRate: current?.estimatedDataRate)
         }
     }
 
@@ -119,7 +126,7 @@ extension PlayerController {
     /// that made the change and under the lock that orders the changes: it must return at once and call nothing of
     /// the controller (MPD's idle hands the change to each connection's event loop). Returns what
     /// ``removeChangeObserver(_:)`` takes.
-    package func observeChanges(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {
+    package func observeChanges(_ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void) -> Int {
         subscribe(tell)
     }
 
@@ -127,9 +134,9 @@ extension PlayerController {
     package func removeChangeObserver(_ id: Int) { unsubscribe(id) }
 
     /// Registers `tell` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
-    private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, [QueueEntry]) -> Void) -> Int {
+    private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void) -> Int {
         telling.withLock { _ in
-            let current = (snapshot: snapshot(), queue: player.entries())
+            let current = (snapshot: snapshot(), queue: queueListing())
             let id = state.withLock { state in
                 defer { state.nextSubscriber += 1 }
                 state.subscribers[state.nextSubscriber] = tell
@@ -151,8 +158,8 @@ extension PlayerController {
         telling.withLock { _ in
             guard !state.withLock({ $0.subscribers.isEmpty }) else { return }
             let current = snapshot()
-            let queue = player.entries()
-            let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, [QueueEntry]) -> Void] in
+            let queue = queueListing()
+            let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, QueueListing) -> Void] in
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue)
                 return Array(state.subscribers.values)

@@ -31,7 +31,7 @@ package final class PlayerController: Sendable {
     struct ControllerState {
         var jumps = 0
         /// The queue as last written to the store.
-        var savedQueue: [QueueEntry]?
+        var savedQueue: QueueListing?
         /// The history as last written to the store.
         var savedHistory: [URL]?
         /// The position and settings as last written to the store.
@@ -41,9 +41,9 @@ package final class PlayerController: Sendable {
         /// What feeds said of the episodes queued (or once queued), by URL.
         var episodeDetails: [String: EpisodeDetails] = [:]
         /// What subscribers were last told.
-        var told: (snapshot: PlayerSnapshot, queue: [QueueEntry])?
+        var told: (snapshot: PlayerSnapshot, queue: QueueListing)?
         /// Each subscriber's way of being told a snapshot and the queue read with it.
-        var subscribers: [Int: @Sendable (PlayerSnapshot, [QueueEntry]) -> Void] = [:]
+        var subscribers: [Int: @Sendable (PlayerSnapshot, QueueListing) -> Void] = [:]
         var nextSubscriber = 0
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).

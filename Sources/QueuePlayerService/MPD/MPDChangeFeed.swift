@@ -28,7 +28,7 @@ package final class MPDChangeFeed: Sendable {
     /// made it, without a hop: an idling client hears of it as soon as its event loop runs.
     package func follow(_ controller: PlayerController) -> Int {
         controller.observeChanges { [self] snapshot, queue in
-            let state = MPDPlayerState(snapshot: snapshot, queue: queue)
+            let state = MPDPlayerState(snapshot: snapshot, queue: queue.entries, priorities: queue.priorities)
             let previous = last.withLock { last in
                 defer { last = state }
                 return last

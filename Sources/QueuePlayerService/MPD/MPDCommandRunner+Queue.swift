@@ -1,8 +1,8 @@
 import QueuePlayer
 import QueuePlayerControl
 
-/// The commands that edit the queue: `add`, `addid`, `delete`, `deleteid`, `move`, `moveid` (`clear` is the
-/// controller's own).
+/// The commands that edit the queue: `add`, `addid`, `delete`, `deleteid`, `move`, `moveid`, `prio`, `prioid`
+/// (`clear` is the controller's own).
 extension MPDCommandRunner {
     /// MPD's `add URI [POS]` and `addid URI [POS]`: a file or folder of the music folder (a folder's MP3 files, in
     /// name order), an http(s) URL, or for a local client any file; at the end, or before the song at POS. `addid`
@@ -70,5 +70,24 @@ extension MPDCommandRunner {
         let index = try MPDArguments.unsigned(destination)
         guard index < count else { throw MPDError(.argument, "Number too large: \(index)") }
         return try carryOut(.move(entry.id, to: index + 1))
+    }
+
+    /// MPD's `prio PRIORITY POS|START:END...`: the songs at those positions get PRIORITY (0 to 255), in one change.
+    func setPriority(_ priority: String, positions: ArraySlice<String>) throws(MPDError) -> String {
+        let level = try MPDArguments.integer(priority, in: 0...255)
+        let queue = controller.mpdState().queue
+        var chosen: [Int] = []
+        for text in positions {
+            chosen += try MPDArguments.range(text, count: queue.count).map { queue[$0].id }
+        }
+        return try carryOut(.priority(level, ids: chosen))
+    }
+
+    /// MPD's `prioid PRIORITY ID...`.
+    func setPriority(_ priority: String, ids: ArraySlice<String>) throws(MPDError) -> String {
+        let level = try MPDArguments.integer(priority, in: 0...255)
+        let queue = controller.mpdState().queue
+        let chosen = try ids.map { text throws(MPDError) in queue[try position(ofID: text, in: queue)].id }
+        return try carryOut(.priority(level, ids: chosen))
     }
 }

@@ -15,7 +15,7 @@ extension MPDCommandRunner {
             ("volume", "\(Self.volumePercent(snapshot))"), ("repeat", snapshot.loop == .none ? "0" : "1"),
             ("random", snapshot.shuffle ? "1" : "0"), ("single", Self.singleField(snapshot)), ("consume", "1"),
             ("partition", "default"),
-            ("playlist", "\(versions.version(of: state.queue))"), ("playlistlength", "\(state.queue.count)"),
+            ("playlist", "\(versions.version(of: state))"), ("playlistlength", "\(state.queue.count)"),
             ("mixrampdb", "0"), ("state", Self.stateName(snapshot.status)),
         ]
         let position = snapshot.current.flatMap { current in state.queue.firstIndex { $0.id == current.id } }
@@ -91,7 +91,7 @@ extension MPDCommandRunner {
         let positions =
             try range.map { text throws(MPDError) in try MPDArguments.range(text, count: state.queue.count) }
             ?? state.queue.indices
-        guard since != versions.version(of: state.queue) else { return "" }
+        guard since != versions.version(of: state) else { return "" }
         if positionsOnly { return positions.map { "cpos: \($0)\nId: \(state.queue[$0].id)\n" }.joined() }
         return songs(in: positions, of: state)
     }
@@ -114,20 +114,27 @@ extension MPDCommandRunner {
     }
 
     /// One song as MPD prints a queued one: `file`, the file's time of change, its tags and length (from the music
-    /// folder's index; else, for the current song, what playing it found), `Pos` and `Id`.
+    /// folder's index; else, for the current song, what playing it found), `Pos`, `Id` and `Prio`.
     private func song(
         _ entry: QueueEntry, at position: Int, in state: MPDPlayerState, indexed: [String: IndexedSong]? = nil
     ) -> String {
         let name = musicFolder.name(of: entry.location)
         if let song = (indexed ?? index?.current.songs)?[name], entry.location.hasPrefix("/") {
-            return indexedSong(song) + "Pos: \(position)\nId: \(entry.id)\n"
+            return indexedSong(song) + Self.place(of: entry, at: position, in: state)
         }
         var text = Self.songFile(name, at: entry.location)
         if let current = state.snapshot.current, current.id == entry.id {
             text += MPDSongTags.lines(Self.metadata(of: current), wanted: tags)
             if let length = current.length, length > 0 { text += Self.length(length) }
         }
-        return text + "Pos: \(position)\nId: \(entry.id)\n"
+        return text + Self.place(of: entry, at: position, in: state)
+    }
+
+    /// The lines that end a queued song: its `Pos`, its `Id` and, when it has one, its `Prio`.
+    private static func place(of entry: QueueEntry, at position: Int, in state: MPDPlayerState) -> String {
+        let place = "Pos: \(position)\nId: \(entry.id)\n"
+        guard let priority = state.priorities[entry.id] else { return place }
+        return place + "Prio: \(priority)\n"
     }
 
     /// A song's `file` line, named `name`, and for a file at `location` its time of change.

@@ -324,6 +324,12 @@ package struct MPDCommandRunner: Sendable {
         "moveid": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.move(id: arguments[0], to: arguments[1])
         },
+        "prio": Command(permission: .player, arguments: 2...Int.max) { runner, arguments throws(MPDError) in
+            try runner.setPriority(arguments[0], positions: arguments.dropFirst())
+        },
+        "prioid": Command(permission: .player, arguments: 2...Int.max) { runner, arguments throws(MPDError) in
+            try runner.setPriority(arguments[0], ids: arguments.dropFirst())
+        },
     ]
 
     /// `commands` (those the client may run) or `notcommands` (those it may not), as MPD lists them: `idle` among

@@ -6,14 +6,17 @@ import Synchronization
 ///
 /// Threading: any thread.
 package final class MPDQueueVersions: Sendable {
-    private let state = Mutex<(version: Int, queue: [QueueEntry])>((1, []))
+    private let state = Mutex<(version: Int, queue: [QueueEntry], priorities: [Int: UInt8])>((1, [], [:]))
 
     package init() {}
 
-    /// The version of `queue`: the last one's, or one more when it differs from the queue last seen.
-    package func version(of queue: [QueueEntry]) -> Int {
+    /// The version of the queue `state` holds: the last one's, or one more when it (or its priorities) differs from
+    /// the queue last seen.
+    package func version(of player: MPDPlayerState) -> Int {
         state.withLock { state in
-            if state.queue != queue { state = (state.version + 1, queue) }
+            if state.queue != player.queue || state.priorities != player.priorities {
+                state = (state.version + 1, player.queue, player.priorities)
+            }
             return state.version
         }
     }

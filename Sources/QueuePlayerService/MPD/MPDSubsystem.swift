@@ -14,7 +14,7 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
     package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> Set<MPDSubsystem> {
         guard let old else { return [.playlist, .player, .mixer, .options] }
         var changed: Set<MPDSubsystem> = []
-        if old.queue != new.queue { changed.insert(.playlist) }
+        if old.queue != new.queue || old.priorities != new.priorities { changed.insert(.playlist) }
         let (was, now) = (old.snapshot, new.snapshot)
         if was.status != now.status || was.current != now.current || was.jumps != now.jumps || old.error != new.error {
             changed.insert(.player)
@@ -33,14 +33,20 @@ package enum MPDSubsystem: String, CaseIterable, Sendable {
 package struct MPDPlayerState: Equatable, Sendable {
     package var snapshot: PlayerSnapshot
     package var queue: [QueueEntry]
+    /// The priority of each entry of ``queue`` that has one, by entry id (`Prio`).
+    package var priorities: [Int: UInt8]
     /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
     package var format: AudioFormat?
     /// The current item's bit rate in bits a second, once it is open (``PlayerItem/estimatedDataRate``).
     package var bitRate: Int?
 
-    package init(snapshot: PlayerSnapshot, queue: [QueueEntry], format: AudioFormat? = nil, bitRate: Int? = nil) {
+    package init(
+        snapshot: PlayerSnapshot, queue: [QueueEntry], priorities: [Int: UInt8] = [:], format: AudioFormat? = nil,
+        bitRate: Int? = nil
+    ) {
         self.snapshot = snapshot
         self.queue = queue
+        self.priorities = priorities
         self.format = format
         self.bitRate = bitRate
     }

@@ -15,6 +15,8 @@ package final class StateStore: Sendable {
     /// What a restart restores.
     package struct Saved: Equatable {
         package var queue: [QueueEntry]
+        /// The priority of each entry of `queue` that has one, by entry id.
+        package var priorities: [Int: UInt8]
         /// Frames into the first entry of `queue`.
         package var positionFrames: Int
         /// The same, in seconds (shown before the item is opened again).
@@ -171,16 +173,22 @@ package final class StateStore: Sendable {
                 table.add(column: "replayGain", .text).notNull().defaults(to: ReplayGain.off.rawValue)
             }
         }
+        migrator.registerMigration("v10: priorities") { database in
+            try database.alter(table: "queueItem") { table in
+                table.add(column: "priority", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 
-    /// Replaces the saved queue with `queue` (the current entry first).
-    package func saveQueue(_ queue: [QueueEntry]) throws {
+    /// Replaces the saved queue with `queue` (the current entry first) and the `priorities` of its entries (by id).
+    package func saveQueue(_ queue: [QueueEntry], priorities: [Int: UInt8] = [:]) throws {
         try database.write { database in
             try database.execute(sql: "DELETE FROM queueItem")
-            let insert = try database.makeStatement(sql: "INSERT INTO queueItem (id, ordinal, path) VALUES (?, ?, ?)")
+            let insert = try database.makeStatement(
+                sql: "INSERT INTO queueItem (id, ordinal, path, priority) VALUES (?, ?, ?, ?)")
             for (ordinal, entry) in queue.enumerated() {
-                try insert.execute(arguments: [entry.id, ordinal, entry.location])
+                try insert.execute(arguments: [entry.id, ordinal, entry.location, Int(priorities[entry.id] ?? 0)])
             }
         }
     }
@@ -220,13 +228,17 @@ package final class StateStore: Sendable {
     /// What was saved last.
     package func load() throws -> Saved {
         try database.read { database in
-            let queue = try Row.fetchAll(database, sql: "SELECT id, path FROM queueItem ORDER BY ordinal").map { row in
-                QueueEntry(id: row["id"], location: row["path"] as String)
-            }
+            let rows = try Row.fetchAll(database, sql: "SELECT id, path, priority FROM queueItem ORDER BY ordinal")
+            let queue = rows.map { row in QueueEntry(id: row["id"], location: row["path"] as String) }
+            let priorities = Dictionary(
+                rows.compactMap { row -> (Int, UInt8)? in
+                    let priority = UInt8(clamping: row["priority"] as Int)
+                    return priority > 0 ? (row["id"], priority) : nil
+                }, uniquingKeysWith: { first, _ in first })
             let player = try Row.fetchOne(database, sql: "SELECT * FROM player WHERE id = 1")
             let history = try String.fetchAll(database, sql: "SELECT path FROM history ORDER BY sequence")
             return Saved(
-                queue: queue, positionFrames: player?["positionFrames"] ?? 0,
+                queue: queue, priorities: priorities, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
                 holdsOnce: player?["holdsOnce"] ?? false,

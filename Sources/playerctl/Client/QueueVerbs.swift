@@ -70,16 +70,35 @@ struct MoveVerb: ParsableCommand {
     }
 }
 
+struct PriorityVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "priority",
+        abstract: "Give the queued items ID... a priority: while shuffled, higher priorities play first (MPD's prio).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: ArgumentHelp("0 (the default) to 255.", valueName: "priority")) var priority: Int
+    @Argument(help: ArgumentHelp("The ids, from `playerctl queue`.", valueName: "id")) var ids: [Int]
+
+    func validate() throws {
+        guard (0...255).contains(priority) else { throw ValidationError("priority must be from 0 to 255") }
+        guard !ids.isEmpty else { throw ValidationError("name at least one queued item by its id") }
+    }
+
+    func run() throws {
+        _ = try options.call(ControlRequest(.priority(priority, ids: ids)))
+    }
+}
+
 struct QueueVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "List the queue: id and file, the current item marked with '*', and where an episode resumes.")
+        abstract: "List the queue: id and file, the current item marked '*', where an episode resumes, priorities.")
     @OptionGroup var options: ClientOptions
 
     func run() throws {
         for line in try options.call(ControlRequest(.queue)).queue ?? [] {
             let start = line.startsAt.map { "\tfrom \(MetadataTemplate.duration(Int64($0 * 1_000_000)))" } ?? ""
-            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)\(start)")
+            let priority = line.priority.map { "\tpriority \($0)" } ?? ""
+            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)\(start)\(priority)")
         }
     }
 }
