@@ -130,12 +130,7 @@ struct MPDCommandTests {
 
     @Test("an idling client is told what each front end changed: playlist, player, mixer, options")
     func changesTold() async throws {
-        let feed = MPDChangeFeed()
-        let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
-        _ = feed.add { tell.yield($0) }
-        let following = feed.follow(service.controller)
-        defer { service.controller.removeChangeObserver(following) }
-        var changes = told.makeAsyncIterator()
+        var changes = service.mpdChanges().makeAsyncIterator()
         #expect(run("add stereo-44k-5s.mp3") == "OK\n")
         #expect(await changes.next()?.contains(.playlist) == true)
         // Another front end: the control socket's command.

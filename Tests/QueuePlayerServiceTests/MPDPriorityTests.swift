@@ -91,12 +91,7 @@ struct MPDPriorityTests {
     @Test("a priority change is a change of the queue: idling clients are told playlist, and its version moves")
     func told() async throws {
         let ids = queue(3)
-        let feed = MPDChangeFeed()
-        let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
-        _ = feed.add { tell.yield($0) }
-        let following = feed.follow(service.controller)
-        defer { service.controller.removeChangeObserver(following) }
-        var changes = told.makeAsyncIterator()
+        var changes = service.mpdChanges().makeAsyncIterator()
         let version = values("playlist", in: run("status"))
         #expect(run("prioid 5 \(ids[2])") == "OK\n")
         #expect(await changes.next() == [.playlist])

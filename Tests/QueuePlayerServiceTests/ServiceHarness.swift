@@ -69,6 +69,16 @@ final class ServiceHarness: Sendable {
         }
     }
 
+    /// What an idling MPD client is told from now on: each change of the player's state, as MPD's subsystems.
+    func mpdChanges() -> AsyncStream<Set<MPDSubsystem>> {
+        let feed = MPDChangeFeed()
+        let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
+        _ = feed.add { tell.yield($0) }
+        let following = feed.follow(controller)
+        tell.onTermination = { [controller] _ in controller.removeChangeObserver(following) }
+        return told
+    }
+
     /// Waits on the subscription for the first snapshot that satisfies `condition`, and returns it.
     func waitFor(_ condition: (PlayerSnapshot) -> Bool) async -> PlayerSnapshot? {
         for await snapshot in controller.changes() where condition(snapshot) { return snapshot }

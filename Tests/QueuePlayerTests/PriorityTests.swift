@@ -9,17 +9,9 @@ import Testing
 /// in random order, as MPD's `prio` orders its random sequence.
 @Suite("QueuePlayer: priorities", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct PriorityTests {
-    private static let names = ["join-1", "join-2", "join-3"]
-
-    /// A player of `count` items (the join fixtures in turn), nothing played.
-    private func player(of count: Int, sink: any AudioSink = NullSink(pacing: .unpaced)) -> QueuePlayer {
-        let items = (0..<count).map { PlayerItem(url: Fixtures.mp3(Self.names[$0 % Self.names.count])) }
-        return QueuePlayer(items: items, sink: sink, logger: quietLogger)
-    }
-
     @Test("unshuffled, a priority is kept and changes no order; the current entry has none")
     func unshuffled() {
-        let player = player(of: 6)
+        let player = QueuePlayer.ofJoinItems(6)
         let queued = player.entries()
         player.setPriority(5, of: [queued[3], queued[0]])
         #expect(player.entries() == queued)
@@ -30,7 +22,7 @@ struct PriorityTests {
 
     @Test("shuffled, the highest priority plays next, then the lower, then the rest; new items join the rest")
     func shuffledGroups() {
-        let player = player(of: 20)
+        let player = QueuePlayer.ofJoinItems(20)
         let queued = player.entries()
         player.shuffleMode = .items
         player.setPriority(9, of: [queued[17], queued[5]])
@@ -49,7 +41,7 @@ struct PriorityTests {
 
     @Test("turning shuffle on puts the entries with priorities first; off, the order they had comes back")
     func shuffleOnWithPriorities() {
-        let player = player(of: 12)
+        let player = QueuePlayer.ofJoinItems(12)
         let queued = player.entries()
         player.setPriority(2, of: [queued[9]])
         player.setPriority(200, of: [queued[4]])
@@ -63,7 +55,7 @@ struct PriorityTests {
 
     @Test("an entry's priority is cleared when it becomes current, and when it leaves the queue")
     func clearedWhenCurrent() {
-        let player = player(of: 4)
+        let player = QueuePlayer.ofJoinItems(4)
         let queued = player.entries()
         player.setPriority(7, of: [queued[1], queued[3]])
         player.advanceToNextItem()
@@ -74,7 +66,7 @@ struct PriorityTests {
 
     @Test("a restored queue keeps its order and priorities, shuffled or not")
     func restored() {
-        let source = player(of: 6)
+        let source = QueuePlayer.ofJoinItems(6)
         let saved = source.entries()
         let player = QueuePlayer(sink: NullSink(pacing: .unpaced), logger: quietLogger)
         player.shuffleMode = .items
@@ -86,7 +78,7 @@ struct PriorityTests {
     @Test("given a priority while shuffled and playing, an item plays next, heard without a break")
     func prioritizedWhilePlaying() throws {
         let sink = SteppedSink()
-        let player = player(of: 3, sink: sink)
+        let player = QueuePlayer.ofJoinItems(3, sink: sink)
         player.shuffleMode = .items
         player.play()
         var heard = try sink.renderAll(frames: 1024)

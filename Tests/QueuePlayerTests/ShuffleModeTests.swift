@@ -10,17 +10,9 @@ import Testing
 /// and turning it off puts them back.
 @Suite("QueuePlayer: shuffle", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct ShuffleModeTests {
-    private static let names = ["join-1", "join-2", "join-3"]
-
-    /// A player of `count` items (the join fixtures in turn), nothing played.
-    private func player(of count: Int, sink: any AudioSink = NullSink(pacing: .unpaced)) -> QueuePlayer {
-        let items = (0..<count).map { PlayerItem(url: Fixtures.mp3(Self.names[$0 % Self.names.count])) }
-        return QueuePlayer(items: items, sink: sink, logger: quietLogger)
-    }
-
     @Test("shuffled, the items after the current one are in a new order; unshuffled, back in theirs")
     func shuffleAndBack() {
-        let player = player(of: 20)
+        let player = QueuePlayer.ofJoinItems(20)
         let queued = player.entries()
         player.shuffleMode = .items
         let shuffled = player.entries()
@@ -32,7 +24,7 @@ struct ShuffleModeTests {
 
     @Test("while shuffled, appended items go among the others; unshuffled, after them in the order they came")
     func appendWhileShuffled() {
-        let player = player(of: 10)
+        let player = QueuePlayer.ofJoinItems(10)
         let queued = player.entries()
         player.shuffleMode = .items
         let added = player.insert((0..<10).map { _ in Fixtures.mp3("join-1") }, after: nil)
@@ -48,7 +40,7 @@ struct ShuffleModeTests {
     @Test("shuffled while playing: the current item plays on without a break, then the new second item")
     func shuffleWhilePlaying() throws {
         let sink = SteppedSink()
-        let player = player(of: 3, sink: sink)
+        let player = QueuePlayer.ofJoinItems(3, sink: sink)
         player.play()
         var heard = try sink.renderAll(frames: 1024)
         player.shuffleMode = .items
