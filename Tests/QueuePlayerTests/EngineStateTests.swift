@@ -492,4 +492,16 @@ struct EngineStateTests {
         let onceBack = state.settleIdle()
         #expect(onceBack.isIdle)
     }
+
+    @Test("an item resumed inside is where it resumed until its first frame written is heard, never before it")
+    func resumedItemTime() {
+        var state = State()
+        let entry = state.enqueue(["/music/1.mp3"]).0[0]
+        // Resumed at item frame 600, written from ring frame 5,000: the item's frame 0 falls on ring frame 4,400.
+        state.timeline.begin(Self.info(entry), atFrame: 4_400, resumingAt: 600, announcesStart: false)
+        #expect(state.status(audibleFrame: 4_700).elapsedFrames == 600, "older frames heard, or a flush not taken up")
+        #expect(state.status(audibleFrame: 5_000).elapsedFrames == 600)
+        #expect(state.status(audibleFrame: 5_250).elapsedFrames == 850)
+        #expect(state.status(audibleFrame: 9_000).elapsedFrames == 1_000, "at most the item's length")
+    }
 }

@@ -17,10 +17,13 @@ extension PlaybackEngine {
 
 /// What the state says is heard and what plays next: pure readings, for the engine's and the player's getters.
 extension PlaybackEngine.State {
-    /// What is being heard, given the ring frame heard now.
+    /// What is being heard, given the ring frame heard now. An item resumed inside (a seek) is where it resumed until
+    /// its first frame written is heard: the frames before that one are never written, and the ring frames heard
+    /// meanwhile are older ones, or the sink's position before its flush was taken up.
     func status(audibleFrame audible: Int) -> PlaybackEngine.Status {
         let current = timeline.current
-        let elapsed = current.map { min(max(0, audible - $0.startFrame), $0.info?.frameCount ?? 0) } ?? 0
+        let elapsed =
+            current.map { min(max($0.resumeFrame, audible - $0.startFrame), $0.info?.frameCount ?? 0) } ?? 0
         return PlaybackEngine.Status(current: current?.info, elapsedFrames: elapsed, isPlaying: isPlaying)
     }
 
