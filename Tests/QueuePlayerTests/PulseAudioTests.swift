@@ -57,7 +57,7 @@ struct PulseAudioTests {
         let (reference, joins) = kind.expectedRecording(of: parts, heard: samples)
         let difference = recordingDifference(
             samples, reference: reference, allowing: kind.droppedQuanta.exceptAt(joins: joins))
-        #expect(difference == nil)
+        #expect(difference == nil, "\(recording.machineLoad)")
     }
 
     @Test(
@@ -96,7 +96,8 @@ struct PulseAudioTests {
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
         // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuanta).
         let droppedBefore = droppedFrames(before, in: reference, allowing: kind.droppedQuanta)
-        #expect(droppedBefore != nil, "\(glitchDescription(before, in: reference) ?? "")")
+        #expect(
+            droppedBefore != nil, "\(glitchDescription(before, in: reference) ?? ""); \(recording.machineLoad)")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
         // rewind: it may keep frames the sink took back, or miss some it mixed again (from 103 frames missed to 5
@@ -134,14 +135,17 @@ struct PulseAudioTests {
         let heard = Double(soundingFrames(samples).count / 2) / 44_100
         let lostQuanta = Double(kind.droppedQuanta.frames * kind.droppedQuanta.count) / 44_100
         let mayMiss = (kind.rewindsAtStreamStart ? 0.04 : 0.01) + lostQuanta
-        #expect(heard >= seconds.reduce(0, +) - mayMiss, "heard \(heard) s of \(seconds)")
+        #expect(
+            heard >= seconds.reduce(0, +) - mayMiss, "heard \(heard) s of \(seconds); \(recording.machineLoad)")
         #expect(heard <= seconds.reduce(0, +) + 0.1, "heard \(heard) s of \(seconds)")
         // Every item is resampled to the sink's rate into one stream: no join leaves silence (a stream per rate
         // left up to 30 ms on PulseAudio and 75-85 ms on PipeWire, which also switched its graph's rate). PipeWire's
         // graph may record a quantum it lost as silence in place, anywhere: that much is allowed, under half the least
         // a second stream left (30 ms: 1,323 frames).
         let gap = longestSilence(inside: samples)
-        #expect(gap <= max(2, kind.droppedQuanta.frames), "a change of rate left \(gap) frames of silence")
+        #expect(
+            gap <= max(2, kind.droppedQuanta.frames),
+            "a change of rate left \(gap) frames of silence; \(recording.machineLoad)")
     }
 
     @Test(

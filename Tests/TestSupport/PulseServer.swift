@@ -168,6 +168,12 @@ public final class MonitorRecording {
     private let file = Subprocess.temporaryFile("raw")
     private let bytesPerFrame: Int
     private let fifoPath: String?
+    private let loadAtStart = MachineLoad.now()
+
+    /// What the machine did while recording (``MachineLoad/since(_:)``), once ``finish()`` has stopped it: for a
+    /// message beside a glitch PipeWire's graph may have made, which steal (the host taking the CPUs away from its
+    /// real-time threads) would explain.
+    public private(set) var machineLoad = "(the recording is not finished)"
 
     /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected. With
     /// `channelMap` (PulseAudio's names, as the monitored sink has them), that many channels in that order.
@@ -277,6 +283,7 @@ public final class MonitorRecording {
         // parec and cat write each block with write(2), so nothing recorded is lost.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        if let loadAtStart, let loadNow = MachineLoad.now() { machineLoad = loadNow.since(loadAtStart) }
         let data = (try? Data(contentsOf: file)) ?? Data()
         try? FileManager.default.removeItem(at: file)
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
