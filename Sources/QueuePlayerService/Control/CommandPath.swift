@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The one path every front end's commands take: one turn at a time, each carried out, saved and told before the
+/// The one path every front end's commands take: one turn at a time, each carried out, told and saved before the
 /// next begins.
 ///
 /// Threading: any thread. ``take(_:)`` blocks its caller while another command has the turn.

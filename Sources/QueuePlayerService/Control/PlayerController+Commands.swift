@@ -8,11 +8,12 @@ import Synchronization
 /// The commands the front ends send, carried out one at a time on one path.
 extension PlayerController {
     /// Carries out `command` and returns the reply to send. A read replies and does nothing else; any other
-    /// command is saved before the reply (an acknowledged edit survives a SIGKILL) and told to subscribers if it
-    /// changed anything. A command that fails changes nothing. With `ifCurrentEntry`, a command is ignored (and
-    /// replied to as done) unless that entry is current when its turn comes: MPRIS's `SetPosition` for a stale track.
+    /// command is told to subscribers if it changed anything, then saved, both before the reply (an acknowledged
+    /// edit survives a SIGKILL; an idling MPD client hears of it without waiting for the disk). A command that fails
+    /// changes nothing. With `ifCurrentEntry`, a command is ignored (and replied to as done) unless that entry is
+    /// current when its turn comes: MPRIS's `SetPosition` for a stale track.
     ///
-    /// Every front end's commands take turns on one path: each is carried out, saved and told before the next
+    /// Every front end's commands take turns on one path: each is carried out, told and saved before the next
     /// begins, so that a command that reads the player to act on it sees what the one before it did. The files an
     /// `open`, `add` or `insert` names are checked before its turn (a folder of 10,000 files takes a while), so that
     /// a `pause` sent meanwhile does not wait for them.
@@ -25,11 +26,11 @@ extension PlayerController {
                 let reply = try perform(command, items: items)
                 commandPath.reached(.carriedOut)
                 if !command.isRead {
-                    saveAll()
                     broadcast()
+                    saveAll()
                     FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
                 }
-                return reply
+                return reply ?? ControlReply(state: snapshot())
             }
             reply.id = id
             reply.ok = true
@@ -51,8 +52,9 @@ extension PlayerController {
         }
     }
 
-    /// Carries out `command` (with the files it names, checked) on the player. On the command path only.
-    private func perform(_ command: ControlCommand, items: ItemPaths.Expansion) throws(ControlError) -> ControlReply {
+    /// Carries out `command` (with the files it names, checked) on the player, and returns its own reply, or nil
+    /// when the reply is the player's state (taken once subscribers have been told). On the command path only.
+    private func perform(_ command: ControlCommand, items: ItemPaths.Expansion) throws(ControlError) -> ControlReply? {
         switch command {
         case .play: player.play()
         case .pause: player.pause()
@@ -103,7 +105,7 @@ extension PlayerController {
         case .foreground: application.enterForeground()
         case .quit: quit()
         }
-        return ControlReply(state: snapshot())
+        return nil
     }
 
     private func seek(_ seconds: Double, relative: Bool) throws(ControlError) {

@@ -124,8 +124,8 @@ extension PlayerController {
 
     /// Calls `tell` with the snapshot and the queue now, then after every change of either, in order, on the thread
     /// that made the change and under the lock that orders the changes: it must return at once and call nothing of
-    /// the controller (MPD's idle hands the change to each connection's event loop). Returns what
-    /// ``removeChangeObserver(_:)`` takes.
+    /// the controller (MPD's idle writes at once to a connection whose event loop made the change, and hands it to
+    /// the others' loops). Returns what ``removeChangeObserver(_:)`` takes.
     package func observeChanges(_ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void) -> Int {
         subscribe(tell)
     }
@@ -168,22 +168,24 @@ extension PlayerController {
         }
     }
 
-    /// Notes what the player reported: what changed is saved and told.
+    /// Notes what the player reported: what changed is told, then saved (as a command's change is).
     package func note(_ event: PlaybackEvent) {
+        let changesWhatIsSaved: Bool
         switch event {
         case .itemFinished(let entry):
             episodeFinished(entry)
             singleItemFinished(entry)
-            saveAll()
+            changesWhatIsSaved = true
         case .itemStarted:
             singleItemStarted()
-            saveAll()
+            changesWhatIsSaved = true
         case .itemFailed, .queueFinished:
-            saveAll()
+            changesWhatIsSaved = true
         case .itemReady, .metadataChanged, .outputFailed, .outputRestored, .outputSuspended, .outputResumed, .stalled,
             .resumedAfterBuffering, .liveGap:
-            break
+            changesWhatIsSaved = false
         }
         broadcast()
+        if changesWhatIsSaved { saveAll() }
     }
 }

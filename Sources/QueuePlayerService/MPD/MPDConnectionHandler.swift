@@ -41,16 +41,25 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         listener = feed.add { changed in
-            handler.eventLoop.execute {
-                let (handler, context) = handler.value
-                guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }
-                handler.write(answer, context: context)
-                handler.scheduleExpiry(context: context)
+            // A change a quick command made on this loop is answered in the same turn, before that command's reply.
+            guard handler.eventLoop.inEventLoop else {
+                return handler.eventLoop.execute { Self.tell(changed, to: handler) }
             }
+            Self.tell(changed, to: handler)
         }
         write(Self.greeting, context: context)
         scheduleExpiry(context: context)
         context.fireChannelActive()
+    }
+
+    /// Answers the bound handler's waiting `idle` with `changed`, or keeps it for the next. On its event loop.
+    private static func tell(
+        _ changed: Set<MPDSubsystem>, to bound: NIOLoopBound<(MPDConnectionHandler, ChannelHandlerContext)>
+    ) {
+        let (handler, context) = bound.value
+        guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }
+        handler.write(answer, context: context)
+        handler.scheduleExpiry(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
