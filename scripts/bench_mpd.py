@@ -10,6 +10,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from statistics import median
 
 import bench_idle  # scripts/bench_idle.py
 import bench_memory  # scripts/bench_memory.py
@@ -77,16 +78,19 @@ def round_trips(port, count=2000):
 
 
 def idle_delays(port, count=200):
-    """Milliseconds from a `setvol` sent on one connection to the `changed: mixer` read on another that idles."""
+    """Milliseconds from a `setvol` sent on one connection to the `changed: mixer` read on another that idles. The
+    idler is read first: waiting for the setvol's own reply before it would count that reply's time instead wherever
+    the server tells the idler first."""
     idler, actor = Client(port), Client(port)
     delays = []
     for index in range(count):
         idler.send("idle mixer")
         time.sleep(0.005)  # the idle is on its way before the change: what is measured is the change's delivery
         started = time.perf_counter()
-        actor.ask(f"setvol {50 + index % 2}")
+        actor.send(f"setvol {50 + index % 2}")
         idler.read()
         delays.append((time.perf_counter() - started) * 1000)
+        actor.read()
     idler.close()
     actor.close()
     return percentile(delays, 0.5), percentile(delays, 0.99)
@@ -168,15 +172,21 @@ def report(daemon, item, runs, cycle_count=100_000):
             client.close()
         print("MPD protocol, the daemon beside Debian's mpd (both playing the same item to a null output; "
               f"medians of {runs} runs):")
+        # The servers take turns, run by run: this machine's speed drifts by half over minutes, which measuring one
+        # server's runs and then the other's would count as a difference between them.
+        servers = (("queueplayer", ours_port), ("mpd", theirs_port))
+        trips, delays = {name: [] for name, _ in servers}, {name: [] for name, _ in servers}
+        for _ in range(runs):
+            for name, port in servers:
+                trips[name].append(round_trips(port))
+                delays[name].append(idle_delays(port))
         figures = {}
-        for name, port in (("queueplayer", ours_port), ("mpd", theirs_port)):
-            trips = [round_trips(port) for _ in range(runs)]
-            delays = [idle_delays(port) for _ in range(runs)]
+        for name, _ in servers:
             figures[name] = {
-                "status p50": sorted(t[0] for t in trips)[len(trips) // 2],
-                "status p99": sorted(t[1] for t in trips)[len(trips) // 2],
-                "idle p50": sorted(d[0] for d in delays)[len(delays) // 2],
-                "idle p99": sorted(d[1] for d in delays)[len(delays) // 2],
+                "status p50": median(t[0] for t in trips[name]),
+                "status p99": median(t[1] for t in trips[name]),
+                "idle p50": median(d[0] for d in delays[name]),
+                "idle p99": median(d[1] for d in delays[name]),
             }
         for key in ("status p50", "status p99", "idle p50", "idle p99"):
             print(f"  {key:11} ours {figures['queueplayer'][key]:7.3f} ms   mpd {figures['mpd'][key]:7.3f} ms")
