@@ -52,6 +52,20 @@ public final class RunningDaemon {
         kill(process.processIdentifier, signal)
     }
 
+    /// Each thread's signal masks as `/proc` shows them now (pending for the thread and the process, blocked, ignored,
+    /// caught), for the message of a test whose signal seems not to have been acted on: a signal still pending was
+    /// never read, one neither pending nor acted on was taken somewhere.
+    public func signalMasks() -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        guard !tasks.isEmpty else { return "(the daemon has exited: no signal masks to show)" }
+        let fields = ["Name:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"]
+        return tasks.sorted().map { task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let lines = status.split(separator: "\n").filter { line in fields.contains { line.hasPrefix($0) } }
+            return "thread \(task): " + lines.joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+
     /// Waits for the daemon to exit and returns its status, or nil if it was still running after `seconds` (it is
     /// then killed).
     public func exitStatus(within seconds: Double = 5) async -> Int32? {
