@@ -44,6 +44,26 @@ public final class DaemonStates: Sendable {
     private let states: AsyncStream<State>
     /// Every state seen so far, for failure messages.
     private let seen = Mutex<[State]>([])
+    private let triggers = Triggers()
+
+    /// One-shot actions, each run by the reading thread at the first state that satisfies its condition.
+    private final class Triggers: Sendable {
+        private let pending = Mutex<[(condition: @Sendable (State) -> Bool, action: @Sendable () -> Void)]>([])
+
+        func add(_ condition: @escaping @Sendable (State) -> Bool, _ action: @escaping @Sendable () -> Void) {
+            pending.withLock { $0.append((condition, action)) }
+        }
+
+        /// Runs, and forgets, the actions whose condition `state` satisfies.
+        func fire(at state: State) {
+            let due = pending.withLock { pending in
+                let due = pending.filter { $0.condition(state) }
+                pending.removeAll { $0.condition(state) }
+                return due
+            }
+            for trigger in due { trigger.action() }
+        }
+    }
 
     /// Connects to the daemon's socket at `path` (waiting up to `timeout` seconds for the daemon to create it)
     /// and subscribes with a position event at every `interval` seconds of the item's time while playing.
@@ -54,6 +74,7 @@ public final class DaemonStates: Sendable {
         _ = request.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         let (stream, continuation) = AsyncStream.makeStream(of: State.self)
         states = stream
+        let triggers = triggers
         Thread.detachNewThread {
             var pending = Data()
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -67,6 +88,7 @@ public final class DaemonStates: Sendable {
                     if let decoded = try? JSONDecoder().decode(Line.self, from: line), decoded.event == "state",
                         let state = decoded.state
                     {
+                        triggers.fire(at: state)
                         continuation.yield(state)
                     }
                 }
@@ -78,6 +100,14 @@ public final class DaemonStates: Sendable {
     deinit {
         shutdown(socket, Int32(SHUT_RDWR))
         close(socket)
+    }
+
+    /// Runs `action` on the thread that reads the socket as soon as a state read from now on satisfies `condition`,
+    /// whatever else the test process is doing: a wait through ``first(within:where:)`` runs on Swift's pool, whose
+    /// two threads here the parallel tests may keep busy for seconds, so what it then does comes that much later.
+    /// Register it before whatever makes the state come.
+    public func whenFirst(_ condition: @escaping @Sendable (State) -> Bool, do action: @escaping @Sendable () -> Void) {
+        triggers.add(condition, action)
     }
 
     /// Waits for the next state event that satisfies `condition` (events are taken in order: a wait goes on after
