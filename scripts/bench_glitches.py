@@ -3,7 +3,8 @@
 output, quiet and with both cores kept busy by two CPU hogs at normal priority, and what the output played (the null
 sink's monitor) is walked against mpg123's decode of the item.
 
-Usage: scripts/bench_glitches.py [--runs N] [--seconds S] [--servers pulseaudio,pipewire,snapcast] [--load quiet,busy]
+Usage: scripts/bench_glitches.py [--runs N] [--seconds S] [--servers pulseaudio,pipewire,snapcast]
+                                 [--load quiet,busy,stalls]
                                  [--players queueplayer,queueplayer-normal-priority,mpg123,mpv] [--native]
 
 Outputs: PulseAudio (scripts/pulse-server), PipeWire's pipewire-pulse (scripts/pipewire-server), both through their
@@ -12,6 +13,10 @@ sink). mpg123 and mpv feed Snapcast as its documentation has players do it, raw 
 tcp socket, which paces them). A snapclient keeps time by inserting or dropping single frames now and then: those
 are counted apart (`corrections`), and only steps of more than CORRECTION_FRAMES count as glitches. Snapserver's own
 timeline restarts ("onResync" in its log, when it reads late) are counted for each run.
+
+The `stalls` load (root only) stands for the host taking the CPUs away: the script, the server and every player it
+starts are frozen together (a cgroup-v1 freezer) for 20 to 80 ms every 0.25 to 0.75 s; each run reports how many
+stalls it saw.
 
 scripts/bench runs it with --runs 3; the figures in docs/testing.md and BENCHMARKS.md come from this script."""
 
@@ -119,6 +124,65 @@ class NativeRecording:
         self.process.send_signal(signal.SIGINT)
         self.process.wait()
         return read_wav(self.path)
+
+
+class Stalls:
+    """Freezes this process and all it starts (moved into a freezer cgroup of their own) now and then, from a helper
+    outside the group, as the host's steal stops a whole machine: see the module's doc."""
+
+    FREEZER = "/sys/fs/cgroup/freezer"
+    HELPER = """
+import os, random, signal, sys, time
+group, counter = sys.argv[1], sys.argv[2]
+with open(os.path.join(os.path.dirname(group), "cgroup.procs"), "w") as root:
+    root.write(str(os.getpid()))
+def freeze(state):
+    with open(os.path.join(group, "freezer.state"), "w") as file:
+        file.write(state)
+def stop(*_):
+    freeze("THAWED")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+stalls = 0
+while True:
+    time.sleep(random.uniform(0.25, 0.75))
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+    freeze("FROZEN")
+    time.sleep(random.uniform(0.02, 0.08))
+    freeze("THAWED")
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    stalls += 1
+    with open(counter, "w") as file:
+        file.write(str(stalls))
+"""
+
+    def __init__(self, work):
+        self.group = os.path.join(self.FREEZER, f"queueplayer-stalls-{os.getpid()}")
+        os.makedirs(self.group, exist_ok=True)
+        with open(os.path.join(self.group, "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
+        self.counter = os.path.join(work, "stalls")
+        self.helper = None
+
+    def start(self):
+        with open(self.counter, "w") as file:
+            file.write("0")
+        self.helper = subprocess.Popen([sys.executable, "-c", self.HELPER, self.group, self.counter])
+
+    def count(self):
+        with open(self.counter) as file:
+            return int(file.read() or 0)
+
+    def stop(self):
+        if self.helper:
+            self.helper.terminate()
+            self.helper.wait()
+            self.helper = None
+
+    def close(self):
+        self.stop()
+        with open(os.path.join(self.FREEZER, "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
 
 
 def find_block(block, reference, low, high):
@@ -249,11 +313,14 @@ def stop_server(server, folder):
 def measure(servers, loads, players, runs, seconds, work, native=False):
     item, references = make_item(work, seconds)
     results = {}
+    stalls = Stalls(work) if "stalls" in loads else None
     for server in servers:
         folder = os.path.join(work, f"server-{server}")
         address = start_server("pulseaudio" if server == "snapcast" else server, folder)
         for load in loads:
             hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(2)] if load == "busy" else []
+            if load == "stalls":
+                stalls.start()
             try:
                 for run in range(runs):
                     for player in players:
@@ -264,8 +331,11 @@ def measure(servers, loads, players, runs, seconds, work, native=False):
                         state = os.path.join(work, "state.sqlite")
                         if os.path.exists(state):
                             os.remove(state)
+                        stalled = stalls.count() if load == "stalls" else None
                         play(player, server, address, item, snapcast, state)
                         heard = recording.finish()
+                        if stalled is not None:
+                            stalled = stalls.count() - stalled
                         heard_natively = second.finish() if second else None
                         reference = references[player.split("-")[0]]
                         walked = walk(heard, reference)
@@ -278,6 +348,8 @@ def measure(servers, loads, players, runs, seconds, work, native=False):
                         if heard_natively is not None:
                             walked = walk(heard_natively, reference)
                             outcome["native"] = summarize(walked[0]) if walked else "nothing"
+                        if stalled is not None:
+                            outcome["stalls"] = stalled
                         if snapcast:
                             outcome["resyncs"] = snapcast.resyncs()
                             snapcast.stop()
@@ -288,7 +360,11 @@ def measure(servers, loads, players, runs, seconds, work, native=False):
                 for hog in hogs:
                     hog.kill()
                     hog.wait()
+                if stalls:
+                    stalls.stop()
         stop_server("pulseaudio" if server == "snapcast" else server, folder)
+    if stalls:
+        stalls.close()
     return results
 
 
@@ -306,6 +382,8 @@ def report_lines(results, seconds):
             line += (f"; recorded by pw-record instead: runs with a glitch "
                      f"{sum(n['glitches'] > 0 for n in natives)}/{len(natives)}, "
                      f"glitches in all {sum(n['glitches'] for n in natives)}")
+        if load == "stalls":
+            line += f", stalls {sum(o.get('stalls', 0) for o in outcomes)}"
         if server == "snapcast":
             line += (f", client corrections {sum(o['corrections'] for o in outcomes)}, "
                      f"snapserver resyncs {sum(o.get('resyncs', 0) for o in outcomes)}")
