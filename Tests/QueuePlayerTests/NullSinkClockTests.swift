@@ -46,16 +46,17 @@ struct NullSinkClockTests {
         let median = lateness[lateness.count / 2]
         let p99 = lateness[lateness.count * 99 / 100]
         let beyond = lateness.filter { $0 > 3 }
-        print("null sink, 10 ms ticks: \(heard.count), lateness median \(median) ms, p99 \(p99) ms; \(load)")
+        print("null sink, 10 ms ticks: \(heard.count), lateness median \(median) ms, p99 \(p99) ms; \(load.inWords)")
         #expect(heard.count == 500)
-        #expect(median <= 1, "median lateness \(median) ms; \(load)")
-        #expect(beyond.count * 50 <= heard.count, "\(beyond.count) ticks beyond 3 ms: \(beyond); \(load)")
+        #expect(median <= 1, "median lateness \(median) ms; \(load.inWords)")
+        #expect(beyond.count * 50 <= heard.count, "\(beyond.count) ticks beyond 3 ms: \(beyond); \(load.inWords)")
         // An observer that reacts to a tick does so before the next one arrives. Stepping a period at a time, 80% of
         // the ticks came less than 2 ms after the one before; a stall of the test process (42 ms, measured in a
         // run of the whole suite) bunches 5.
         let gaps = zip(heard.dropFirst(), heard).map { Double($0.arrivedNanoseconds - $1.arrivedNanoseconds) / 1e6 }
         let bunched = gaps.filter { $0 < 5 }.count
-        #expect(bunched <= gaps.count / 20, "\(bunched) ticks came less than 5 ms after the one before; \(load)")
+        #expect(
+            bunched <= gaps.count / 20, "\(bunched) ticks came less than 5 ms after the one before; \(load.inWords)")
     }
 
     @Test("frames and nanoseconds convert without overflow at any uptime")

@@ -56,8 +56,9 @@ struct PulseAudioTests {
         let parts = try names.map { try Fixtures.referenceInt16($0) }
         let (reference, joins) = kind.expectedRecording(of: parts, heard: samples)
         let difference = recordingDifference(
-            samples, reference: reference, allowing: kind.droppedQuanta.exceptAt(joins: joins))
-        #expect(difference == nil, "\(recording.machineLoad)")
+            samples, reference: reference,
+            allowing: kind.droppedQuanta(during: recording.machineLoad).exceptAt(joins: joins))
+        #expect(difference == nil, "\(recording.machineLoad.inWords)")
     }
 
     @Test(
@@ -95,9 +96,11 @@ struct PulseAudioTests {
         let (before, after) = splitAtLongestSilence(samples)
         let reference = try kind.expectedRecording(of: Fixtures.referenceInt16("stereo-44k-5s"), heard: before)
         // Exact, but for the quanta PipeWire's graph may drop from the recording (droppedQuanta).
-        let droppedBefore = droppedFrames(before, in: reference, allowing: kind.droppedQuanta)
+        let allowance = kind.droppedQuanta(during: recording.machineLoad)
+        let droppedBefore = droppedFrames(before, in: reference, allowing: allowance)
         #expect(
-            droppedBefore != nil, "\(glitchDescription(before, in: reference) ?? ""); \(recording.machineLoad)")
+            droppedBefore != nil,
+            "\(glitchDescription(before, in: reference) ?? ""); \(recording.machineLoad.inWords)")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
         // rewind: it may keep frames the sink took back, or miss some it mixed again (from 103 frames missed to 5
@@ -107,10 +110,11 @@ struct PulseAudioTests {
         #expect(abs(repeated) <= tolerance, "resumed \(repeated) frames back")
         #expect(abs(resumedAt - paused) <= tolerance, "paused at frame \(paused), resumed at \(resumedAt)")
         let rest = Array(reference.dropFirst(resumedAt * 2))
-        let droppedAfter = droppedFrames(after, in: rest, allowing: kind.droppedQuanta)
+        let droppedAfter = droppedFrames(after, in: rest, allowing: allowance)
+        let glitchesAfter = glitchDescription(after, in: rest) ?? ""
         #expect(
             droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2,
-            "\(after.count / 2) frames of \(rest.count / 2): \(glitchDescription(after, in: rest) ?? "")")
+            "\(after.count / 2) frames of \(rest.count / 2): \(glitchesAfter); \(recording.machineLoad.inWords)")
     }
 
     @Test(
@@ -127,25 +131,27 @@ struct PulseAudioTests {
         #expect(eventNames(played).last == "queue end", "the queue never ended: \(eventNames(played))")
         // The 48 kHz item is resampled to the sink's 44.1 kHz: compare lengths, not samples. Played at the wrong
         // rate, it would be 9 % (0.27 s) off. A rewinding sink's monitor misses up to 40 ms at the start, and
-        // PipeWire's the quanta its graph may lose (``PulseServer/Kind/droppedQuanta``: a fresh-clone CI run heard
-        // 11.6 ms less).
+        // PipeWire's the quanta its graph may lose (``PulseServer/Kind/droppedQuanta(during:)``: a fresh-clone CI
+        // run heard 11.6 ms less).
         let seconds = try names.map { name in
             Double(try Fixtures.referenceInt16(name).count / 2) / (name == "stereo-48k" ? 48_000 : 44_100)
         }
         let heard = Double(soundingFrames(samples).count / 2) / 44_100
-        let lostQuanta = Double(kind.droppedQuanta.frames * kind.droppedQuanta.count) / 44_100
+        let allowance = kind.droppedQuanta(during: recording.machineLoad)
+        let lostQuanta = Double(allowance.frames * allowance.count) / 44_100
         let mayMiss = (kind.rewindsAtStreamStart ? 0.04 : 0.01) + lostQuanta
         #expect(
-            heard >= seconds.reduce(0, +) - mayMiss, "heard \(heard) s of \(seconds); \(recording.machineLoad)")
+            heard >= seconds.reduce(0, +) - mayMiss,
+            "heard \(heard) s of \(seconds); \(recording.machineLoad.inWords)")
         #expect(heard <= seconds.reduce(0, +) + 0.1, "heard \(heard) s of \(seconds)")
         // Every item is resampled to the sink's rate into one stream: no join leaves silence (a stream per rate
         // left up to 30 ms on PulseAudio and 75-85 ms on PipeWire, which also switched its graph's rate). PipeWire's
-        // graph may record a quantum it lost as silence in place, anywhere: that much is allowed, under half the least
-        // a second stream left (30 ms: 1,323 frames).
+        // graph may record a quantum it lost as silence in place, anywhere: that much is allowed, on a quiet machine
+        // under half the least a second stream left (30 ms: 1,323 frames), more where the host stole the CPUs.
         let gap = longestSilence(inside: samples)
         #expect(
-            gap <= max(2, kind.droppedQuanta.frames),
-            "a change of rate left \(gap) frames of silence; \(recording.machineLoad)")
+            gap <= max(2, allowance.frames),
+            "a change of rate left \(gap) frames of silence; \(recording.machineLoad.inWords)")
     }
 
     @Test(

@@ -145,6 +145,23 @@ struct RecordingComparisonTests {
         #expect(recordingDifference(recording(twoLost), reference: reference, allowing: upToOneQuantum) != nil)
     }
 
+    @Test("on PipeWire, steal forgives more quanta lost and longer silences; on PulseAudio nothing, steal or not")
+    func stealOnPipeWire() {
+        let quiet = MachineLoad.Change(seconds: 5, stealMilliseconds: 0)
+        let stolen = MachineLoad.Change(seconds: 5, stealMilliseconds: 60)
+        let lastLost = removing(frames: 3_000..<3_512, of: reference)
+        let threeLost = removing(frames: 1_000..<1_512, of: removing(frames: 2_000..<2_512, of: lastLost))
+        let longSilence = silencing(frames: 1_000..<3_048, of: reference)
+        for heard in [threeLost, longSilence] {
+            let difference = { (kind: PulseServer.Kind, load: MachineLoad.Change) in
+                recordingDifference(recording(heard), reference: reference, allowing: kind.droppedQuanta(during: load))
+            }
+            #expect(difference(.pipeWire, quiet) != nil)
+            #expect(difference(.pipeWire, stolen) == nil)
+            #expect(difference(.pulseAudio, stolen) != nil)
+        }
+    }
+
     @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
     func prefixBeforePause() {
         let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))

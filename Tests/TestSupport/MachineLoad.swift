@@ -29,22 +29,54 @@ public struct MachineLoad: Sendable {
             uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds)
     }
 
-    /// What happened on the machine between `earlier` and this reading, in words: steal, iowait and how many CPUs'
-    /// worth of work ran on average (counted in 10 ms ticks, so short spans are coarse).
-    public func since(_ earlier: MachineLoad) -> String {
-        let seconds = Double(uptimeNanoseconds - earlier.uptimeNanoseconds) / 1e9
-        let busyCPUs = seconds > 0 ? (busyMilliseconds - earlier.busyMilliseconds) / 1000 / seconds : 0
-        return String(
-            format: "over %.1f s the machine had %.0f ms of steal, %.0f ms of iowait, %.2f CPUs busy on average",
-            seconds, stealMilliseconds - earlier.stealMilliseconds, iowaitMilliseconds - earlier.iowaitMilliseconds,
-            busyCPUs)
+    /// What happened on the machine between two readings: see ``since(_:)``. A plain value, for any thread.
+    public struct Change: Sendable, CustomStringConvertible {
+        /// Seconds between the readings.
+        public let seconds: Double
+        /// Milliseconds of steal between them, summed over all CPUs: the time the host ran something else.
+        public let stealMilliseconds: Double
+        /// Milliseconds idle waiting for I/O between them, summed over all CPUs.
+        public let iowaitMilliseconds: Double
+        /// How many CPUs' worth of work ran on average (counted in 10 ms ticks, so short spans are coarse).
+        public let busyCPUs: Double
+
+        /// A change as given: for a test of what depends on one.
+        public init(seconds: Double, stealMilliseconds: Double, iowaitMilliseconds: Double = 0, busyCPUs: Double = 0) {
+            self.seconds = seconds
+            self.stealMilliseconds = stealMilliseconds
+            self.iowaitMilliseconds = iowaitMilliseconds
+            self.busyCPUs = busyCPUs
+        }
+
+        /// In words, for a message beside a missed bound.
+        public var description: String {
+            String(
+                format: "over %.1f s the machine had %.0f ms of steal, %.0f ms of iowait, %.2f CPUs busy on average",
+                seconds, stealMilliseconds, iowaitMilliseconds, busyCPUs)
+        }
     }
 
-    /// What happened on the machine while `body` ran, in words (see ``since(_:)``): for a measurement's report.
-    public static func during<Result>(_ body: () async throws -> Result) async rethrows -> (Result, String) {
+    /// What happened on the machine between `earlier` and this reading.
+    public func since(_ earlier: MachineLoad) -> Change {
+        let seconds = Double(uptimeNanoseconds - earlier.uptimeNanoseconds) / 1e9
+        return Change(
+            seconds: seconds, stealMilliseconds: stealMilliseconds - earlier.stealMilliseconds,
+            iowaitMilliseconds: iowaitMilliseconds - earlier.iowaitMilliseconds,
+            busyCPUs: seconds > 0 ? (busyMilliseconds - earlier.busyMilliseconds) / 1000 / seconds : 0)
+    }
+
+    /// What happened on the machine while `body` ran (see ``since(_:)``), nil where `/proc/stat` cannot be read: for
+    /// a measurement's report, and for an allowance that depends on steal
+    /// (``PulseServer/Kind/droppedQuanta(during:)``).
+    public static func during<Result>(_ body: () async throws -> Result) async rethrows -> (Result, Change?) {
         let before = now()
         let result = try await body()
-        guard let before, let after = now() else { return (result, "(/proc/stat unreadable)") }
+        guard let before, let after = now() else { return (result, nil) }
         return (result, after.since(before))
     }
+}
+
+extension MachineLoad.Change? {
+    /// The change in words (``MachineLoad/Change/description``), or that `/proc/stat` could not tell it.
+    public var inWords: String { self?.description ?? "(the machine's load is unknown: /proc/stat unreadable)" }
 }

@@ -27,16 +27,26 @@ public final class PulseServer: Sendable {
         /// as silence. A listener hears them; the recording, and so a test, cannot.
         public var rewindsAtStreamStart: Bool { self == .rewindingPulseAudio }
 
-        /// What a recording may miss, or hold as silence: PipeWire's graph (0.3.65, its data threads at real-time
-        /// priority) now and then loses a stream's quantum, for every player alike, and most on an idle machine.
-        /// Measured with `scripts/bench_glitches.py`, 10 s items into this harness's null sink: with nothing else
-        /// running, 3 of 20 runs of the daemon, 4 of 20 of mpg123 and 2 of 20 of mpv had one or two glitches of 512
-        /// to 1,536 frames in all; where their make-up was recorded, 512 frames of the stream lost at a quantum's
-        /// boundary with 512 or 1,024 frames of silence in their place, heard alike by parec and by pw-record on
-        /// PipeWire's own protocol (the graph lost them, not the recording). With both cores busy, none in 10 runs of
-        /// each. Two runs of at most 1,024 frames on PipeWire; nothing elsewhere.
-        public var droppedQuanta: GlitchAllowance {
-            self == .pipeWire ? GlitchAllowance(frames: 1_024, count: 2) : .none
+        /// What a recording may miss, or hold as silence, made while the machine did `load` (nil: unknown, taken as
+        /// no steal). Nothing but on PipeWire, whose graph (0.3.65, its data threads at real-time priority) loses a
+        /// stream's quanta for every player alike:
+        /// - now and then on a quiet machine. Measured with `scripts/bench_glitches.py`, 10 s items into this
+        ///   harness's null sink: 3 of 20 runs of the daemon, 4 of 20 of mpg123 and 2 of 20 of mpv had one or two
+        ///   glitches of 512 to 1,536 frames in all, 512 frames lost at a quantum's boundary with 512 or 1,024 frames
+        ///   of silence in their place, heard alike by parec and by pw-record on PipeWire's own protocol (the graph
+        ///   lost them, not the recording). So: two runs of at most 1,024 frames.
+        /// - at about every stall when the host takes the CPUs away (steal). Measured with `--load stalls` (the
+        ///   whole machine's work frozen for 20 to 80 ms every 0.25 to 0.75 s): 99 stalls in five runs of the daemon
+        ///   and 102 in five of mpg123 gave 120 and 121 glitches (0.9 to 1.37 a stall in a run), up to 3,072 frames
+        ///   each, pw-record hearing them too, where PulseAudio lost nothing in ten runs with 194 stalls. So: 1.5
+        ///   runs more for every 20 ms of steal (the shortest stall; steal is summed over the CPUs, so one stall of
+        ///   both counts twice), and then every run up to 4,096 frames (one 80 ms stall, in whole quanta).
+        ///   A CI run's PipeWire recordings had three runs of 512 frames over 1,030 ms of steal.
+        public func droppedQuanta(during load: MachineLoad.Change?) -> GlitchAllowance {
+            guard self == .pipeWire else { return .none }
+            let stalls = (load?.stealMilliseconds ?? 0) / 20
+            guard stalls >= 1 else { return GlitchAllowance(frames: 1_024, count: 2) }
+            return GlitchAllowance(frames: 4_096, count: 2 + Int((stalls * 1.5).rounded(.up)))
         }
 
         /// A word for the server's folder, one per kind: two kinds of one test run side by side, and a folder
@@ -170,10 +180,10 @@ public final class MonitorRecording {
     private let fifoPath: String?
     private let loadAtStart = MachineLoad.now()
 
-    /// What the machine did while recording (``MachineLoad/since(_:)``), once ``finish()`` has stopped it: for a
-    /// message beside a glitch PipeWire's graph may have made, which steal (the host taking the CPUs away from its
-    /// real-time threads) would explain.
-    public private(set) var machineLoad = "(the recording is not finished)"
+    /// What the machine did while recording (``MachineLoad/since(_:)``), once ``finish()`` has stopped it; nil before,
+    /// or where `/proc/stat` cannot be read. Steal (the host taking the CPUs away) makes PipeWire's graph lose quanta:
+    /// ``PulseServer/Kind/droppedQuanta(during:)`` allows for it, and a message beside a glitch prints it.
+    public private(set) var machineLoad: MachineLoad.Change?
 
     /// Starts recording `monitor` (the null sink's, by default) on `server`, and waits until parec is connected. With
     /// `channelMap` (PulseAudio's names, as the monitored sink has them), that many channels in that order.

@@ -99,8 +99,8 @@ public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: In
 ///
 /// What `allowance` forgives may be missing from the recording, silent in its place, silence inserted into it, or
 /// silence longer than the frames it took the place of, the rest still exact: what a monitor of PipeWire's graph
-/// records when the graph loses a quantum, or plays one late (``PulseServer/Kind/droppedQuanta``). One glitch more, a
-/// longer one, or any other change still differs.
+/// records when the graph loses a quantum, or plays one late (``PulseServer/Kind/droppedQuanta(during:)``). One glitch
+/// more, a longer one, or any other change still differs.
 public func recordingDifference(
     _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
 ) -> String? {
