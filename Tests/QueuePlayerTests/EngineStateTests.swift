@@ -308,6 +308,8 @@ struct EngineStateTests {
                 case .finishWriting:
                     #expect(state.settleIdle().isIdle)
                     return state.queueIsDone && state.takeQueueFinished()
+                case .cut(let frame, let number):
+                    state.cutDecodedAhead(atRingFrame: frame, restartNumber: number, done: false)
                 case .restart, .open, .waitForOutput:
                     continue
                 }
@@ -347,15 +349,42 @@ struct EngineStateTests {
         #expect(state.timeline.playing?.resumeFrame == 400)
     }
 
-    @Test("an insert into audio decoded ahead resumes the playing item where it is heard, continuing that ring frame")
-    func insertBetweenDecodedItemsContinuesTheHeardFrame() throws {
+    /// A playing state whose first entry was decoded to ring frame 1000 and whose second is being decoded after it.
+    static func twoDecoded() throws -> (State, first: QueueEntry, second: QueueEntry) {
         var state = Self.state(in: .playing)
         let (first, _) = try #require(Self.opened(state.nextDecoderStep()))
         _ = state.opened(Self.info(first), atFrame: 0, resumingAt: 0)
         _ = state.finishedItem(atFrame: 1000, failure: nil)
         let (second, _) = try #require(Self.opened(state.nextDecoderStep()))
         _ = state.opened(Self.info(second), atFrame: 1000, resumingAt: 0)
+        return (state, first, second)
+    }
+
+    @Test("an insert into audio decoded ahead first cuts what follows the playing item; done, the new entry is next")
+    func insertBetweenDecodedItemsCutsAtTheItemEnd() throws {
+        var (state, first, second) = try Self.twoDecoded()
+        let (inserted, _) = state.insert(["/music/between.mp3"], after: first, audibleFrame: 300)
+        guard case .cut(atRingFrame: 1000, let number) = state.nextDecoderStep() else {
+            Issue.record("the edit cuts at the playing item's end")
+            return
+        }
+        state.cutDecodedAhead(atRingFrame: 1000, restartNumber: number, done: true)
+        #expect(state.timeline.entries == [first])
+        #expect(state.restartsAreCarriedOut)
+        let (next, led) = try #require(Self.opened(state.nextDecoderStep()))
+        #expect(next == inserted.first && led == nil)
+        #expect(state.pending == [second])
+    }
+
+    @Test("an insert into audio decoded ahead that cannot be cut resumes the playing item where it is heard")
+    func insertBetweenDecodedItemsContinuesTheHeardFrame() throws {
+        var (state, first, _) = try Self.twoDecoded()
         _ = state.insert(["/music/between.mp3"], after: first, audibleFrame: 300)
+        guard case .cut(atRingFrame: 1000, let number) = state.nextDecoderStep() else {
+            Issue.record("the edit tries a cut first")
+            return
+        }
+        state.cutDecodedAhead(atRingFrame: 1000, restartNumber: number, done: false)
         guard case .restart(_, reopensOutput: false, let continuing, _) = state.nextDecoderStep() else {
             Issue.record("the edit restarts decoding")
             return

@@ -212,6 +212,45 @@ struct RendererTests {
         #expect(samples == Array(fresh[40..<140]))
     }
 
+    @Test("a cut takes back what was written past a frame no render can reach, and the next write follows it")
+    func cutBeyondTheRenders() {
+        let renderer = Renderer(bufferFrames: 1024)
+        let old = write(renderer, frames: 400)
+        let (first, _) = render(renderer, frames: 100, as: Float.self)
+        #expect(renderer.truncate(atRingFrame: 300))
+        #expect(renderer.producedFrames == 300)
+        let new = write(renderer, frames: 50, startingAt: 1_000)
+        let (rest, result) = render(renderer, frames: 250, as: Float.self)
+        #expect(result.queuedFrameCount == 250)
+        #expect(first + rest == Array(old[..<600]) + new)
+        #expect(renderer.truncate(atRingFrame: 350), "nothing was written past the end: nothing to take back")
+    }
+
+    @Test("a cut that a render as large as one asked for before could reach is refused, and the ring kept")
+    func cutWithinReach() {
+        let renderer = Renderer(bufferFrames: 1024)
+        let old = write(renderer, frames: 400)
+        _ = render(renderer, frames: 200, as: Float.self)
+        #expect(!renderer.truncate(atRingFrame: 399))
+        #expect(renderer.producedFrames == 400)
+        let (rest, _) = render(renderer, frames: 200, as: Float.self)
+        #expect(rest == Array(old[400...]))
+    }
+
+    @Test("a cut is refused while a discard is not taken up, or its skip goes past the frame")
+    func cutBesideADiscard() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 400)
+        _ = render(renderer, frames: 10, as: Float.self)
+        renderer.discardWrittenFrames(continuing: 5)
+        write(renderer, frames: 300, startingAt: 5)
+        #expect(!renderer.truncate(atRingFrame: 600), "the discard is not taken up")
+        _ = render(renderer, frames: 10, as: Float.self)
+        // Taken up: the render skipped to frame 405 of the ring (400 + what it had played past frame 5).
+        #expect(!renderer.truncate(atRingFrame: 404), "the skip goes past the frame")
+        #expect(renderer.truncate(atRingFrame: 600))
+    }
+
     @Test("the audible frame subtracts the sink's latency, and silence after the last frame is not counted")
     func audibleFrame() {
         let renderer = Renderer(bufferFrames: 1024)

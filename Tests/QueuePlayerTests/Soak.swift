@@ -87,10 +87,8 @@ struct Soak {
         /// the model says, then compares the time heard.
         func settle(after what: String) throws {
             let deadline = DispatchTime.now() + patience
-            while !player.engine.state.withLock({ $0.restartsAreCarriedOut }) {
-                guard sink.waitForFlush(until: deadline) else {
-                    throw fail("\(what): the restart was never carried out")
-                }
+            guard player.engine.waitUntilRestartsAreCarriedOut(until: deadline) else {
+                throw fail("\(what): the restart was never carried out")
             }
             let expected = model.picture
             while !player.engine.hasPostedEventsDue || player.soakPicture != expected {

@@ -39,6 +39,12 @@ extension PlaybackEngine {
                     // The output was reconnected: the old stream is gone.
                     stream.format = nil
                 }
+            case .cut(let frame, let number):
+                let done = renderer.truncate(atRingFrame: frame)
+                state.withLock { $0.cutDecodedAhead(atRingFrame: frame, restartNumber: number, done: done) }
+                // The event thread may wait for a frame of what was taken back.
+                renderer.wakeProgressWaiter()
+                restartCarriedOut.signal()
             case .finishWriting:
                 // Nothing more is coming to wait for.
                 endBufferingIfReady(nil)
@@ -186,6 +192,7 @@ extension PlaybackEngine {
         // Before the flush, so that a sink's flush tells whoever waits for it that the restart took effect.
         state.withLock { $0.carriedOutRestartNumber = max($0.carriedOutRestartNumber, restartNumber) }
         sink.flush()
+        restartCarriedOut.signal()
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
         // while paused, before a render has applied the discard.
         heardThroughFrame.max(renderer.producedFrames, ordering: .acquiringAndReleasing)

@@ -45,6 +45,9 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     let heardThroughFrame = Atomic<Int>(0)
     /// Wakes the decoding thread: items were queued, or the engine is shutting down.
     let decoderWake = DispatchSemaphore(value: 0)
+    /// Signalled by the decoding thread each time it has carried out a restart (see
+    /// ``waitUntilRestartsAreCarriedOut(until:)``).
+    let restartCarriedOut = DispatchSemaphore(value: 0)
     /// Cuts short the wait between two attempts to reconnect the output: the engine is shutting down.
     let reconnectWake = DispatchSemaphore(value: 0)
     /// While the output is lost, the ring frame heard when it went away (what ``audibleFrame()`` reports); -1
@@ -292,6 +295,16 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// twice.
     package func shutdown() {
         carryOut(state.withLock { $0.shutDown() })
+    }
+
+    /// Blocks until every skip, seek, cue and edit asked for so far has taken effect in the ring and the output
+    /// (what was decoded ahead dropped and the output flushed, or only what follows an item cut), or until
+    /// `deadline`: false then. For a test that renders by hand and must render what they left. One waiter at a time.
+    package func waitUntilRestartsAreCarriedOut(until deadline: DispatchTime) -> Bool {
+        while !state.withLock({ $0.restartsAreCarriedOut }) {
+            guard restartCarriedOut.wait(timeout: deadline) == .success else { return false }
+        }
+        return true
     }
 
     /// The ring frame being heard now: estimated from the sink's latency, and never less than what a drain

@@ -74,6 +74,13 @@ struct PlaybackTimeline {
         segments.append(EntrySpan(entry: entry, info: nil, startFrame: frame, endFrame: frame, failure: error))
     }
 
+    /// Forgets the segments after the first that ends at ring frame `frame` (the audio decoded past it was taken
+    /// back from the ring).
+    mutating func removeSegments(after frame: Int) {
+        guard let index = segments.firstIndex(where: { $0.endFrame == frame }) else { return }
+        segments.removeSubrange((index + 1)...)
+    }
+
     /// Forgets every segment (the queue was cleared or the stream restarted).
     mutating func removeAll() {
         segments.removeAll()

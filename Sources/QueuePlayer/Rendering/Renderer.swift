@@ -65,6 +65,8 @@ public final class Renderer: Sendable {
     /// with, and cleared before frames are written past it, so a render that sees either sees the flag too.
     private let markedEndIsFinal = Atomic<Bool>(false)
     private let underrunFrames = Atomic<Int>(0)
+    /// The most frames one render was asked for so far (see ``truncate(atRingFrame:)``). Render thread stores.
+    private let largestRenderFrames = Atomic<Int>(0)
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     private let multipliesByGain = Atomic<Bool>(true)
     /// Free samples the waiting producer needs before it is worth waking; 0 when it is not waiting.
@@ -120,6 +122,11 @@ public final class Renderer: Sendable {
     ) -> Result {
         let channels = Self.channelCount
         let frames = destination.count / channels
+        if frames > largestRenderFrames.load(ordering: .relaxed) {
+            // Before this render reads, with the fence that pairs with the one in `SampleRing.truncate`.
+            largestRenderFrames.store(frames, ordering: .sequentiallyConsistent)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
         takeUpDiscard()
         let target = skipTarget.load(ordering: .relaxed)
         if target > ring.consumedCount {
@@ -193,8 +200,9 @@ public final class Renderer: Sendable {
             let heard = flushedAt >= 0 ? flushedAt : ring.consumedCount
             target += max(0, heard - continues)
         }
-        discardTaken.store(sequence, ordering: .relaxed)
         skipTarget.store(target, ordering: .relaxed)
+        // After the target: the producer's truncate looks at the target once it sees the discard taken up.
+        discardTaken.store(sequence, ordering: .releasing)
     }
 
     /// Wakes a thread waiting for space or progress that this render gave it. Each wait and this follow one pattern:
@@ -372,6 +380,20 @@ public final class Renderer: Sendable {
         discardContinues.store(continuedFrame.map { $0 * channels } ?? -1, ordering: .relaxed)
         discardHeardThrough.store(heardThroughFrame.map { $0 * channels } ?? -1, ordering: .relaxed)
         discardSequence.store(start + 2, ordering: .releasing)
+    }
+
+    /// Takes back everything written from ring frame `frame` on, so that what is written next follows it (an edit of
+    /// what follows the item that ends there), unless the sink may already have been handed any of it: a render
+    /// under way may still copy as many frames as one was ever asked for (a sink asks for its whole buffer when it
+    /// starts). Refused, too, while a discard is not taken up or its skip goes past `frame`. True when done, or when
+    /// nothing was written past `frame`. Producer thread only.
+    func truncate(atRingFrame frame: Int) -> Bool {
+        let channels = Self.channelCount
+        let sequence = discardSequence.load(ordering: .relaxed)
+        guard discardTaken.load(ordering: .acquiring) == sequence,
+            skipTarget.load(ordering: .relaxed) <= frame * channels
+        else { return false }
+        return ring.truncate(at: frame * channels) { largestRenderFrames.load(ordering: .relaxed) * channels }
     }
 
     /// Ends a ``waitUntilRendered(ringFrame:timeout:)`` early (the timeline changed, or the engine is stopping).

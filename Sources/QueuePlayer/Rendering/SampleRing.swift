@@ -11,6 +11,11 @@ import Synchronization
 /// `write`; the consumer touches only `[read, write)`, loaded with an acquiring load, and hands the region back with
 /// a releasing store of `read`, which the producer loads acquiring. No sample is ever visible to both at once.
 /// Nothing here allocates or locks after `init`, so the consumer side is safe on the audio callback path.
+///
+/// The producer may also take back samples it wrote and the consumer has not read (``truncate(at:largestRead:)``):
+/// it first lowers `readLimit`, which every read looks at after a sequentially consistent fence, so that a read
+/// either sees the limit or was seen by the producer (where it started, and how large it may be) before it moves
+/// `write` back.
 final class SampleRing: @unchecked Sendable {
     /// Samples the ring holds; a power of two.
     let capacity: Int
@@ -18,6 +23,8 @@ final class SampleRing: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<Float>
     private let writeIndex = Atomic<Int>(0)
     private let readIndex = Atomic<Int>(0)
+    /// Where reads stop while the producer truncates; `Int.max` otherwise.
+    private let readLimit = Atomic<Int>(.max)
 
     /// Allocates a ring of at least `minimumCapacity` samples (rounded up to a power of two).
     init(minimumCapacity: Int) {
@@ -63,20 +70,43 @@ final class SampleRing: @unchecked Sendable {
         return written
     }
 
+    /// Takes back the samples written from index `index` on, so that the next write goes there, unless a read may
+    /// reach them: one that has, or one under way, of at most `largestRead()` samples (read after the fence: the
+    /// consumer stores the size of a larger read before its own fence). True when taken back, or nothing was written
+    /// from there. Producer thread only.
+    func truncate(at index: Int, largestRead: () -> Int) -> Bool {
+        let write = writeIndex.load(ordering: .relaxed)
+        guard index < write else { return index == write }
+        readLimit.store(index, ordering: .sequentiallyConsistent)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        let mayReach = readIndex.load(ordering: .sequentiallyConsistent) + largestRead() > index
+        if !mayReach { writeIndex.store(index, ordering: .releasing) }
+        readLimit.store(.max, ordering: .releasing)
+        return !mayReach
+    }
+
     // MARK: Consumer side (one thread)
+
+    /// The index reads stop at: what was written, and no further than a truncation under way allows. The fence
+    /// pairs with the one in ``truncate(at:largestRead:)``.
+    private var readEnd: Int {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        let limit = readLimit.load(ordering: .acquiring)
+        return min(limit, writeIndex.load(ordering: .acquiring))
+    }
 
     /// Total samples consumed (read or skipped) so far.
     var consumedCount: Int { readIndex.load(ordering: .acquiring) }
 
     /// Samples ready for the consumer.
-    var readableCount: Int { writeIndex.load(ordering: .acquiring) - readIndex.load(ordering: .relaxed) }
+    var readableCount: Int { readEnd - readIndex.load(ordering: .relaxed) }
 
     /// Passes up to `maximum` readable samples to `body` in at most two contiguous pieces, in order, then releases
     /// them to the producer. Consumer thread only; does not allocate. Returns the samples consumed.
     @discardableResult
     func read(maximum: Int, _ body: (Span<Float>) -> Void) -> Int {
         let read = readIndex.load(ordering: .relaxed)
-        let count = min(maximum, writeIndex.load(ordering: .acquiring) - read)
+        let count = min(maximum, readEnd - read)
         guard count > 0 else { return 0 }
         let start = read & mask
         let first = min(count, capacity - start)
@@ -93,7 +123,7 @@ final class SampleRing: @unchecked Sendable {
     /// bit. Returns the samples consumed.
     func read<Sample: PCMSample>(into destination: inout MutableSpan<Sample>, from offset: Int, gain: Float) -> Int {
         let read = readIndex.load(ordering: .relaxed)
-        let count = min(destination.count - offset, writeIndex.load(ordering: .acquiring) - read)
+        let count = min(destination.count - offset, readEnd - read)
         guard count > 0 else { return 0 }
         let start = read & mask
         let first = min(count, capacity - start)
@@ -119,7 +149,7 @@ final class SampleRing: @unchecked Sendable {
     /// Drops readable samples up to index `target` (never past what was written). Consumer thread only.
     func skip(to target: Int) {
         let read = readIndex.load(ordering: .relaxed)
-        let end = min(target, writeIndex.load(ordering: .acquiring))
+        let end = min(target, readEnd)
         if end > read {
             readIndex.store(end, ordering: .releasing)
         }

@@ -66,7 +66,7 @@ extension PlaybackEngine.State {
             replaced = replaceRestart(
                 with: PlaybackEngine.Restart(
                     startFrame: startFrame, resumes: playing.entry, keepsObservers: true,
-                    continuesRingFrame: playing.startFrame + startFrame))
+                    continuesRingFrame: playing.startFrame + startFrame, cutsAtRingFrame: playing.endFrame))
         } else {
             pending = order
             replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))

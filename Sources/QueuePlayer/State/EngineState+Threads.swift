@@ -9,6 +9,10 @@ extension PlaybackEngine {
         /// frame the restarted audio continues, when it resumes what is being heard on the same stream; `number` is
         /// the restart's (``Restart/number``).
         case restart(replaced: [@Sendable (Bool) -> Void], reopensOutput: Bool, continuing: Int?, number: Int)
+        /// Take back what was decoded from ring frame `atRingFrame` on, for restart `restartNumber` (an edit of
+        /// what follows the item that ends there; see ``Restart/cutsAtRingFrame``), then tell
+        /// ``State/cutDecodedAhead(atRingFrame:restartNumber:done:)`` whether it was done.
+        case cut(atRingFrame: Int, restartNumber: Int)
         /// Open `entry` and decode it, from the frame of the restart that led here, if any.
         case open(QueueEntry, led: Restart?)
         /// Nothing is pending: mark the end of what was written, then ``State/settleIdle()``.
@@ -31,6 +35,9 @@ extension PlaybackEngine.State {
             activity = .waitingForOutput
             return .waitForOutput
         }
+        if let taken = waitingRestart, !taken.reopensOutput, let frame = taken.cutsAtRingFrame {
+            return .cut(atRingFrame: frame, restartNumber: taken.number)
+        }
         if let taken = waitingRestart {
             waitingRestart = nil
             var replaced: SeekCompletions = []
@@ -49,6 +56,26 @@ extension PlaybackEngine.State {
         let entry = pending.removeFirst()
         activity = .opening(entry, led: led)
         return .open(entry, led: led)
+    }
+
+    /// The decoding thread took back what was decoded from ring frame `frame` on for restart `number` (`done`), or
+    /// could not. Done: the timeline ends with the item that ends there, and the restart, if no other replaced it
+    /// meanwhile, is carried out: the entries after that item are decoded next, and nothing heard changes. Not
+    /// done: the restart is carried out as any other, its item decoded again from the frame heard.
+    mutating func cutDecodedAhead(atRingFrame frame: Int, restartNumber number: Int, done: Bool) {
+        if done {
+            timeline.removeSegments(after: frame)
+            activity = .betweenItems
+        }
+        guard var taken = waitingRestart, taken.number == number else { return }
+        guard done else {
+            taken.cutsAtRingFrame = nil
+            waitingRestart = taken
+            return
+        }
+        waitingRestart = nil
+        if pending.first == taken.resumes { pending.removeFirst() }
+        carriedOutRestartNumber = max(carriedOutRestartNumber, number)
     }
 
     /// The end of what was written is marked: the thread goes idle, unless entries or a restart arrived meanwhile

@@ -258,6 +258,11 @@ extension PlaybackEngine {
         /// For an edit that resumes the item being heard: the ring frame (of the audio decoded so far) that the
         /// restarted item's first frame continues. The renderer skips what it went on playing past it meanwhile.
         var continuesRingFrame: Int?
+        /// For an edit of what follows the item being heard, once that item is decoded to its end: the ring frame
+        /// just past its end. The decoding thread first tries to take back only what was decoded from there
+        /// (``PlaybackEngine/DecoderStep/cut(atRingFrame:restartNumber:)``), which leaves what is heard untouched,
+        /// and carries out the restart only when it cannot. Nil then, or when there is no such frame.
+        var cutsAtRingFrame: Int?
         /// The output was lost after the stream was opened, so the stream is gone: the decoding thread opens a new
         /// one when it carries this restart out. Set when the output fails; a restart that replaces this one keeps
         /// it.
