@@ -57,9 +57,9 @@ public final class DaemonStates: Sendable {
         /// Runs, and forgets, the actions whose condition `state` satisfies.
         func fire(at state: State) {
             let due = pending.withLock { pending in
-                let due = pending.filter { $0.condition(state) }
-                pending.removeAll { $0.condition(state) }
-                return due
+                let split = pending.partition { $0.condition(state) }
+                defer { pending.removeSubrange(split...) }
+                return pending[split...]
             }
             for trigger in due { trigger.action() }
         }
