@@ -22,8 +22,9 @@ struct NullSinkClockTests {
     /// normal priority (real-time refused), 4 of 14 runs had a p99 over 3 ms (a tick up to 50.6 ms late). Counted in
     /// 8 of those 14: 0 to 5 ticks beyond 3 ms, in one burst, while /proc/stat counted no steal, and a p98 under 1 ms
     /// in every run.
-    /// So at most 2% of the ticks (10: a stall of about 100 ms) may be beyond 3 ms; how late observers are called
-    /// through PulseAudio is a benchmark figure (scripts/bench, observer lateness p99).
+    /// So at most 2% of the ticks (10: a stall of about 100 ms) may be beyond 3 ms, and each tick that fell due while
+    /// the host held the CPUs (in one CI run, 380 ms of steal made 12 late by 3.2 to 10.7 ms); how late observers are
+    /// called through PulseAudio is a benchmark figure (scripts/bench, observer lateness p99).
     @Test("10 ms ticks arrive when their time is heard: lateness median <= 1 ms, 98% within 3 ms, few bunched")
     func tickLateness() async throws {
         let engine = PlaybackEngine(sink: NullSink(pacing: .realTime), logger: quietLogger)
@@ -46,17 +47,20 @@ struct NullSinkClockTests {
         let median = lateness[lateness.count / 2]
         let p99 = lateness[lateness.count * 99 / 100]
         let beyond = lateness.filter { $0 > 3 }
+        let stolen = load.ticksStolen(periodMilliseconds: 10)
         print("null sink, 10 ms ticks: \(heard.count), lateness median \(median) ms, p99 \(p99) ms; \(load.inWords)")
         #expect(heard.count == 500)
         #expect(median <= 1, "median lateness \(median) ms; \(load.inWords)")
-        #expect(beyond.count * 50 <= heard.count, "\(beyond.count) ticks beyond 3 ms: \(beyond); \(load.inWords)")
+        #expect(
+            beyond.count <= heard.count / 50 + stolen, "\(beyond.count) ticks beyond 3 ms: \(beyond); \(load.inWords)")
         // An observer that reacts to a tick does so before the next one arrives. Stepping a period at a time, 80% of
         // the ticks came less than 2 ms after the one before; a stall of the test process (42 ms, measured in a
-        // run of the whole suite) bunches 5.
+        // run of the whole suite) bunches 5; the host's steal, the ticks due while it lasts.
         let gaps = zip(heard.dropFirst(), heard).map { Double($0.arrivedNanoseconds - $1.arrivedNanoseconds) / 1e6 }
         let bunched = gaps.filter { $0 < 5 }.count
         #expect(
-            bunched <= gaps.count / 20, "\(bunched) ticks came less than 5 ms after the one before; \(load.inWords)")
+            bunched <= gaps.count / 20 + stolen,
+            "\(bunched) ticks came less than 5 ms after the one before; \(load.inWords)")
     }
 
     @Test("frames and nanoseconds convert without overflow at any uptime")

@@ -162,6 +162,17 @@ struct RecordingComparisonTests {
         }
     }
 
+    @Test("a clock's ticks due while the host held the CPUs are counted from steal, rounded up; none without it")
+    func ticksStolen() {
+        let stolen: MachineLoad.Change? = MachineLoad.Change(seconds: 5, stealMilliseconds: 380)
+        #expect(stolen.ticksStolen(periodMilliseconds: 10) == 38)
+        #expect(stolen.ticksStolen(periodMilliseconds: 100) == 4)
+        let quiet: MachineLoad.Change? = MachineLoad.Change(seconds: 5, stealMilliseconds: 0)
+        #expect(quiet.ticksStolen(periodMilliseconds: 10) == 0)
+        let unknown: MachineLoad.Change? = nil
+        #expect(unknown.ticksStolen(periodMilliseconds: 10) == 0)
+    }
+
     @Test("the prefix before a pause may miss one quantum, but not sound that is not the reference's")
     func prefixBeforePause() {
         let before = Array(removing(frames: 300..<556, of: reference).prefix(4_000))

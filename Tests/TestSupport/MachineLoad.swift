@@ -79,4 +79,13 @@ public struct MachineLoad: Sendable {
 extension MachineLoad.Change? {
     /// The change in words (``MachineLoad/Change/description``), or that `/proc/stat` could not tell it.
     public var inWords: String { self?.description ?? "(the machine's load is unknown: /proc/stat unreadable)" }
+
+    /// How many ticks of a clock with a period of `milliseconds` fell due while the host held the CPUs: the steal
+    /// over the period, rounded up; 0 without steal or where the load is unknown. A tick due then cannot run on time,
+    /// and those of one stall run together when it ends. Steal is summed over CPUs, so a stall of the whole machine
+    /// counts once per CPU: an upper bound, for a test that forgives the ticks the host made late.
+    public func ticksStolen(periodMilliseconds milliseconds: Double) -> Int {
+        guard let steal = self?.stealMilliseconds, steal > 0 else { return 0 }
+        return Int((steal / milliseconds).rounded(.up))
+    }
 }
