@@ -310,7 +310,47 @@ struct PulseAudioTests {
         // Taking back only what followed the item leaves the server's buffer as it was: nothing of the item is
         // flushed, played twice or skipped (a flush and a restart from the frame estimated as heard repeated 316 to
         // 371 frames on PulseAudio, and skipped 2 to 8 on PipeWire).
+        expectItemThenInserted(samples, recording: recording, on: kind)
+    }
+
+    @Test(
+        "an edit after the playing item in its last 0.3 s, its end already with the server, is heard exact",
+        arguments: PulseServer.Kind.allCases)
+    func lateEditAfterThePlayingItemIsExact(_ kind: PulseServer.Kind) async throws {
+        let server = try await PulseServer(name: "edit-late", kind: kind)
+        let (samples, recording) = try await recordEditAfterThePlayingItem(
+            on: server, at: MediaTime(value: 47, timescale: 10), untilQueueEnd: true,
+            bufferFrames: Renderer.defaultBufferFrames)
+        // The server holds the item's end and the next item's start: it is flushed, and the item decoded again from
+        // the frame it had played through (by the server's count, not the estimate that repeated 285 to 883 frames).
+        // The restart is heard as a wait (the time it takes), and the join after it is gapless: the sink's first
+        // request after the flush, padded at the item's end, was 150 ms of silence there.
+        let allowance =
+            kind == .rewindingPulseAudio
+            ? GlitchAllowance(frames: 512) : kind.droppedQuanta(during: recording.machineLoad)
+        let waits = silences(inside: samples, atLeast: 64)
+        #expect(
+            waits.count <= 1 + (kind == .pipeWire ? allowance.count : 0),
+            "silences inside, in frames: \(waits); \(recording.machineLoad.inWords)")
+        let heard = soundingFrames(samples)
         let parts = try ["stereo-44k-5s", "join-2", "join-3"].map { try Fixtures.referenceInt16($0) }
+        let reference = soundingFrames(kind.expectedRecording(of: parts, heard: samples).reference)
+        let skipped = droppedFrames(heard, in: reference, allowing: allowance)
+        // The rewinding sink's monitor records what the sink rendered before a flush rewound it, so there a flush
+        // is heard off by up to a run of frames either way (76 to 329 skipped, 46 repeated, measured).
+        let repeated = kind == .rewindingPulseAudio ? droppedFrames(reference, in: heard, allowing: allowance) : nil
+        #expect(
+            kind == .pulseAudio ? skipped == 0 : skipped != nil || repeated != nil,
+            "\(glitchDescription(heard, in: reference) ?? ""); \(recording.machineLoad.inWords)")
+    }
+
+    /// Expects the recording of ``recordEditAfterThePlayingItem(on:at:untilQueueEnd:bufferFrames:)``: stereo-44k-5s,
+    /// join-2 and join-3, sample for sample but for what `kind` is allowed.
+    private func expectItemThenInserted(_ samples: [Int16], recording: MonitorRecording, on kind: PulseServer.Kind) {
+        guard let parts = try? ["stereo-44k-5s", "join-2", "join-3"].map({ try Fixtures.referenceInt16($0) }) else {
+            Issue.record("the reference fixtures could not be read")
+            return
+        }
         let (reference, joins) = kind.expectedRecording(of: parts, heard: samples)
         let difference = recordingDifference(
             samples, reference: reference,
@@ -318,24 +358,36 @@ struct PulseAudioTests {
         #expect(difference == nil, "\(recording.machineLoad.inWords)")
     }
 
-    /// Plays stereo-44k-5s and join-3 with both decoded ahead, and 0.5 s in inserts join-2 between them; records the
-    /// monitor until the queue ends (`untilQueueEnd`) or for 0.5 s after the edit.
+    /// Plays stereo-44k-5s and join-3, and once both are decoded ahead inserts join-2 between them: 0.5 s after
+    /// that, or as `time` of the first is heard. Records the monitor until the queue ends (`untilQueueEnd`) or for
+    /// 0.5 s after the edit. The ring holds `bufferFrames` (four seconds, by default: the edit comes long before
+    /// the server has the first item's end).
     private func recordEditAfterThePlayingItem(
-        on server: PulseServer, untilQueueEnd: Bool
+        on server: PulseServer, at time: MediaTime? = nil, untilQueueEnd: Bool,
+        bufferFrames: Int = fourSecondsAhead
     ) async throws -> (samples: [Int16], recording: MonitorRecording) {
         let recording = try await MonitorRecording(server: server)
         let items = ["stereo-44k-5s", "join-3"].map(Fixtures.mp3)
-        let engine = playing(items, on: try pulseSink(server), bufferFrames: fourSecondsAhead)
+        let engine = playing(items, on: try pulseSink(server), bufferFrames: bufferFrames)
+        let edited = Collected<Bool>()
+        let insert: @Sendable () -> Void = { [engine] in
+            guard let playing = engine.queue().first else { return }
+            edited.append(!engine.insert([Fixtures.mp3("join-2")], after: playing).isEmpty)
+        }
         var iterator = engine.events.makeAsyncIterator()
-        _ = await untilNextIsDecoded(&iterator)
-        await recording.waitForFurther(22_050)
-        let playingEntry = try #require(engine.queue().first)
-        _ = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
+        if let time {
+            _ = engine.addBoundaryTimeObserver(forTimes: [time], queue: edited.queue, using: insert)
+        } else {
+            _ = await untilNextIsDecoded(&iterator)
+            await recording.waitForFurther(22_050)
+            insert()
+        }
         if untilQueueEnd {
             while let event = await iterator.next(), event != .queueFinished {}
         }
         let samples = await recording.finish(afterFurther: untilQueueEnd ? 8_820 : 22_050)
         engine.shutdown()
+        #expect(edited.values == [true], "join-2 was inserted once")
         return (samples, recording)
     }
 

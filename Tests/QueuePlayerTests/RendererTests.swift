@@ -226,15 +226,18 @@ struct RendererTests {
         #expect(renderer.truncate(atRingFrame: 350), "nothing was written past the end: nothing to take back")
     }
 
-    @Test("a cut that a render as large as one asked for before could reach is refused, and the ring kept")
+    @Test("a cut the last render could reach (from where it started, as far as it asked) is refused; beyond, done")
     func cutWithinReach() {
         let renderer = Renderer(bufferFrames: 1024)
-        let old = write(renderer, frames: 400)
-        _ = render(renderer, frames: 200, as: Float.self)
-        #expect(!renderer.truncate(atRingFrame: 399))
+        write(renderer, frames: 100)
+        _ = render(renderer, frames: 300, as: Float.self)
+        let later = write(renderer, frames: 300, startingAt: 100)
+        #expect(!renderer.truncate(atRingFrame: 299))
         #expect(renderer.producedFrames == 400)
-        let (rest, _) = render(renderer, frames: 200, as: Float.self)
-        #expect(rest == Array(old[400...]))
+        #expect(renderer.truncate(atRingFrame: 300), "only a render that started at frame 0 asked for 300 frames")
+        let new = write(renderer, frames: 50, startingAt: 1_000)
+        let (rest, _) = render(renderer, frames: 250, as: Float.self)
+        #expect(rest == Array(later[..<400]) + new)
     }
 
     @Test("a cut is refused while a discard is not taken up, or its skip goes past the frame")
@@ -257,11 +260,27 @@ struct RendererTests {
         write(renderer, frames: 100)
         _ = render(renderer, frames: 160, as: Int16.self)
         let position = renderer.position.read()
-        #expect(position == .init(sinkFrames: 160, ringFrames: 100, sinkFramesAtLastRingFrame: 100))
+        #expect(
+            position == .init(sinkFrames: 160, ringFrames: 100, sinkFramesAtLastRingFrame: 100, ringFramesHanded: 100))
         #expect(position.audibleRingFrame(latencyFrames: 0) == 100)
         #expect(position.audibleRingFrame(latencyFrames: 60) == 100)
         #expect(position.audibleRingFrame(latencyFrames: 90) == 70)
         #expect(position.audibleRingFrame(latencyFrames: 500) == 0)
+    }
+
+    @Test("the frame heard through a flush counts back from the last frame handed over, not from a discard's skip")
+    func frameHeardThroughAFlush() {
+        let renderer = Renderer(bufferFrames: 1024)
+        write(renderer, frames: 100)
+        _ = render(renderer, frames: 80, as: Int16.self)
+        renderer.markEndOfStream(beforeRestart: true)
+        renderer.discardWrittenFrames(continuing: 50)
+        let (_, afterDiscard) = render(renderer, frames: 80, as: Int16.self)
+        #expect(afterDiscard.frameCount == 0)
+        let position = renderer.position.read()
+        #expect(position.ringFrames == 100, "the discard skipped what was written")
+        #expect(position.ringFrameHeard(droppedFrames: 30) == 50)
+        #expect(position.ringFrameHeard(droppedFrames: 0) == 80)
     }
 
     @Test("the gain scales every sample exactly; 1 changes nothing; 0 is silence")

@@ -148,9 +148,20 @@ public func longestSilence(inside samples: [Int16]) -> Int {
     longestInnerSilence(samples).frames
 }
 
+/// The lengths, in frames, of the runs of at least `frames` silent frames between the first and the last sounding
+/// frame of interleaved stereo `samples`, in order: pauses, gaps at joins, or a restart's wait.
+public func silences(inside samples: [Int16], atLeast frames: Int) -> [Int] {
+    innerSilences(samples).filter { $0.frames >= frames }.map(\.frames)
+}
+
 /// Where the longest run of silent frames between sounding ones starts, and how long it is, in frames.
 private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int) {
-    var longest = (start: 0, frames: 0)
+    innerSilences(samples).max { $0.frames < $1.frames } ?? (0, 0)
+}
+
+/// Every run of silent frames between sounding ones: where it starts and how long it is, in frames.
+private func innerSilences(_ samples: [Int16]) -> [(start: Int, frames: Int)] {
+    var runs: [(start: Int, frames: Int)] = []
     var run = 0
     var sounded = false
     for frame in 0..<(samples.count / 2) {
@@ -158,11 +169,11 @@ private func longestInnerSilence(_ samples: [Int16]) -> (start: Int, frames: Int
             run += 1
             continue
         }
-        if sounded, run > longest.frames { longest = (frame - run, run) }
+        if sounded, run > 0 { runs.append((frame - run, run)) }
         sounded = true
         run = 0
     }
-    return longest
+    return runs
 }
 
 /// How many frames are missing from `actual` (interleaved stereo) against `expected`: 0 when it is a prefix of it,

@@ -42,6 +42,11 @@ public protocol AudioSink: AnyObject, Sendable {
     func setPaused(_ paused: Bool)
     /// Throws away frames handed over but not yet played.
     func flush()
+    /// As ``flush()``, and returns how many frames it threw away: the last ones handed over before the call, never
+    /// heard. The player continues an item from exactly there after an edit of what follows it. Nil when the sink
+    /// cannot tell; the player then estimates with ``latencyFrames()`` before flushing. A sink that hands over
+    /// nothing it could drop (see ``flushDropsUnplayedFrames``) needs no implementation of its own.
+    func flushCountingDroppedFrames() -> Int?
     /// True when ``flush()`` throws frames away (a server's buffer); false when every frame rendered is heard.
     var flushDropsUnplayedFrames: Bool { get }
     /// True when frames handed over are still heard after a pause (they sit in a remote buffer, as Snapcast's), so
@@ -76,6 +81,12 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
+    /// Flushes and returns nil: the count is not known.
+    public func flushCountingDroppedFrames() -> Int? {
+        flush()
+        return nil
+    }
+
     /// `Renderer/defaultBufferFrames`: with a sound server's own buffer it rides out a slow disk, and it keeps a
     /// playing daemon's memory down.
     public var decodeAheadFrames: Int { Renderer.defaultBufferFrames }

@@ -35,6 +35,7 @@ extension PlaybackEngine {
                 replaced.forEach { $0(false) }
                 dropDecodedAhead(continuing: continuedFrame, restartNumber: number)
                 stream.endIsMarked = true
+                stream.fillGoesOn = false
                 if reopensOutput {
                     // The output was reconnected: the old stream is gone.
                     stream.format = nil
@@ -48,8 +49,7 @@ extension PlaybackEngine {
             case .finishWriting:
                 // Nothing more is coming to wait for.
                 endBufferingIfReady(nil)
-                renderer.markEndOfStream()
-                stream.endIsMarked = true
+                markFinalEnd(of: &stream)
                 let (isIdle, unfinished) = state.withLock { $0.settleIdle() }
                 unfinished.forEach { $0(false) }
                 renderer.wakeProgressWaiter()
@@ -82,6 +82,9 @@ extension PlaybackEngine {
     private struct StreamProgress {
         var format: AudioFormat?
         var endIsMarked = true
+        /// An item ended before the fill after a start or restart was done, and the next item (a file) goes on
+        /// filling: the sink waits, and an end marked before it resumes must resume it to be heard.
+        var fillGoesOn = false
     }
 
     /// Opens `entry` where `led` starts it (at its start when nil), (re)opens the stream if its format differs, and
@@ -120,7 +123,7 @@ extension PlaybackEngine {
         // Its start is an event to wait for.
         renderer.wakeProgressWaiter()
         seeks.forEach { $0(true) }
-        let outcome = writeFrames(of: decoder, endIsMarked: &stream.endIsMarked)
+        let outcome = writeFrames(of: decoder, stream: &stream)
         state.withLock { $0.decodingBuffer = nil }
         guard case .finished(let failure) = outcome else { return }
         if let failure {
@@ -129,9 +132,19 @@ extension PlaybackEngine {
         let holds = state.withLock { $0.finishedItem(atFrame: renderer.producedFrames, failure: failure) }
         renderer.wakeProgressWaiter()
         if holds {
-            renderer.markEndOfStream()
-            stream.endIsMarked = true
+            markFinalEnd(of: &stream)
             holdAtItemEnd()
+        }
+    }
+
+    /// Marks the end of what is written as the stream's end, and resumes a sink still waiting for a fill that went
+    /// on past an item, so that it hears what was written.
+    private func markFinalEnd(of stream: inout StreamProgress) {
+        renderer.markEndOfStream()
+        stream.endIsMarked = true
+        if stream.fillGoesOn {
+            stream.fillGoesOn = false
+            sink.resumeAfterEndOfStream()
         }
     }
 
@@ -152,8 +165,7 @@ extension PlaybackEngine {
     private func openStream(for format: AudioFormat, stream: inout StreamProgress) -> Bool {
         guard format != stream.format else { return true }
         if stream.format != nil {
-            renderer.markEndOfStream()
-            stream.endIsMarked = true
+            markFinalEnd(of: &stream)
             guard drainForFormatChange() else { return false }
         }
         do {
@@ -182,7 +194,8 @@ extension PlaybackEngine {
     /// Drops everything decoded ahead and flushes the output (the restart taken emptied the timeline; `pending`
     /// holds the new order). The renderer then sees an end of stream until the first new frames are written. When
     /// the new audio continues ring frame `continuedFrame`, what is heard past it until the discard takes effect is
-    /// not heard again. Restart `restartNumber` counts as carried out from the flush on.
+    /// not heard again: through what the sink counts as dropped by the flush, or else through the frame estimated
+    /// as heard before it. Restart `restartNumber` counts as carried out from the flush on.
     private func dropDecodedAhead(continuing continuedFrame: Int?, restartNumber: Int) {
         let heardAtFlush = continuedFrame != nil && sink.flushDropsUnplayedFrames ? audibleFrame() : nil
         // The end first: a render between the two would otherwise find the ring emptied short of the end, and pad
@@ -191,7 +204,12 @@ extension PlaybackEngine {
         renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heardAtFlush)
         // Before the flush, so that a sink's flush tells whoever waits for it that the restart took effect.
         state.withLock { $0.carriedOutRestartNumber = max($0.carriedOutRestartNumber, restartNumber) }
-        sink.flush()
+        // Renders during the flush take the discard up and hand nothing over, so the count is of what was handed
+        // over before; nothing new is written before the exact discard replaces the estimated one.
+        if let dropped = sink.flushCountingDroppedFrames(), let continuedFrame, heardAtFlush != nil {
+            let heard = renderer.position.read().ringFrameHeard(droppedFrames: dropped)
+            renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heard)
+        }
         restartCarriedOut.signal()
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even
         // while paused, before a render has applied the discard.
@@ -215,8 +233,11 @@ extension PlaybackEngine {
     /// full as it can be made without waiting, or the item has ended, as a sound card starts at a threshold: a
     /// write stops at the ring's end, and a sink that started from that part alone (a PulseAudio stream asks for
     /// its whole target at once) ran dry before the next write and padded silence into the item just sought.
-    /// Until then the end mark is held, so that a render in between stops short instead of padding.
-    private func writeFrames(of decoder: any AudioDecoder, endIsMarked: inout Bool) -> WriteOutcome {
+    /// Until then the end mark is held, so that a render in between stops short instead of padding. When the item
+    /// ends first and a file follows, the next item's writes go on filling: resumed at the item's end, the sink's
+    /// first request was padded with silence heard between the two (150 ms, after an edit in an item's last 0.3 s on
+    /// PulseAudio). A remote item may take seconds to open, so before one the sink resumes at the end as before.
+    private func writeFrames(of decoder: any AudioDecoder, stream: inout StreamProgress) -> WriteOutcome {
         var appliedGain: AppliedReplayGain?
         var isFillingBeforeResume = false
         while !isShuttingDown {
@@ -248,7 +269,7 @@ extension PlaybackEngine {
             }
             var failure: DecoderError?
             let written: Int
-            let fills = endIsMarked || isFillingBeforeResume
+            let fills = stream.endIsMarked || isFillingBeforeResume
             do throws(DecoderError) {
                 written = try decoder.write(
                     into: renderer, maximumFrames: fills ? .max : Self.writeFrames, holdingEndOfStream: fills)
@@ -256,15 +277,20 @@ extension PlaybackEngine {
                 failure = error
                 written = 0
             }
-            if written > 0, endIsMarked {
-                endIsMarked = false
+            if written > 0, stream.endIsMarked {
+                stream.endIsMarked = false
                 isFillingBeforeResume = true
             }
             if isFillingBeforeResume {
-                if written == 0 || failure != nil || renderer.freeFrames < Self.writeFrames {
+                if written == 0, failure == nil, nextIsFile() {
+                    isFillingBeforeResume = false
+                    stream.endIsMarked = true
+                    stream.fillGoesOn = true
+                } else if written == 0 || failure != nil || renderer.freeFrames < Self.writeFrames {
                     isFillingBeforeResume = false
                     _ = renderer.takeAwaitedContinuation()
                     renderer.continueStream()
+                    stream.fillGoesOn = false
                     sink.resumeAfterEndOfStream()
                 }
             } else if written > 0, renderer.takeAwaitedContinuation() {
@@ -283,6 +309,11 @@ extension PlaybackEngine {
             }
         }
         return .interrupted
+    }
+
+    /// True when the next entry to decode is a local file.
+    private func nextIsFile() -> Bool {
+        state.withLock { $0.pending.first }.map { !URL.isRemoteItemLocation($0.location) } ?? false
     }
 
     /// Waits until everything written so far has been heard and closes the stream. False if the engine stopped, the

@@ -65,8 +65,10 @@ public final class Renderer: Sendable {
     /// with, and cleared before frames are written past it, so a render that sees either sees the flag too.
     private let markedEndIsFinal = Atomic<Bool>(false)
     private let underrunFrames = Atomic<Int>(0)
-    /// The most frames one render was asked for so far (see ``truncate(atRingFrame:)``). Render thread stores.
-    private let largestRenderFrames = Atomic<Int>(0)
+    /// The ring index (in samples) that the reads of the last render, or the one under way, cannot pass: where it
+    /// started reading (after a skip) plus what it was asked for (see ``truncate(atRingFrame:)``). Render thread
+    /// stores.
+    private let renderReach = Atomic<Int>(0)
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     private let multipliesByGain = Atomic<Bool>(true)
     /// Free samples the waiting producer needs before it is worth waking; 0 when it is not waiting.
@@ -122,13 +124,11 @@ public final class Renderer: Sendable {
     ) -> Result {
         let channels = Self.channelCount
         let frames = destination.count / channels
-        if frames > largestRenderFrames.load(ordering: .relaxed) {
-            // Before this render reads, with the fence that pairs with the one in `SampleRing.truncate`.
-            largestRenderFrames.store(frames, ordering: .sequentiallyConsistent)
-            atomicMemoryFence(ordering: .sequentiallyConsistent)
-        }
         takeUpDiscard()
         let target = skipTarget.load(ordering: .relaxed)
+        // Before this render reads, with the fence that pairs with the one in `SampleRing.truncate`.
+        renderReach.store(max(ring.consumedCount, target) + destination.count, ordering: .sequentiallyConsistent)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         if target > ring.consumedCount {
             ring.skip(to: target)
         }
@@ -153,6 +153,7 @@ public final class Renderer: Sendable {
         reading.ringFrames = consumed / channels
         if copied > 0 {
             reading.sinkFramesAtLastRingFrame = reading.sinkFrames - (written - copied)
+            reading.ringFramesHanded = reading.ringFrames
         }
         position.publish(reading)
         signalWaiters(ringFrame: reading.ringFrames)
@@ -383,17 +384,17 @@ public final class Renderer: Sendable {
     }
 
     /// Takes back everything written from ring frame `frame` on, so that what is written next follows it (an edit of
-    /// what follows the item that ends there), unless the sink may already have been handed any of it: a render
-    /// under way may still copy as many frames as one was ever asked for (a sink asks for its whole buffer when it
-    /// starts). Refused, too, while a discard is not taken up or its skip goes past `frame`. True when done, or when
-    /// nothing was written past `frame`. Producer thread only.
+    /// what follows the item that ends there), unless the sink may already have been handed any of it: rendered
+    /// already, or within the reach of the last render (the one under way, if any), from where it started as far as
+    /// it was asked for. Refused, too, while a discard is not taken up or its skip goes past `frame`. True when
+    /// done, or when nothing was written past `frame`. Producer thread only.
     func truncate(atRingFrame frame: Int) -> Bool {
         let channels = Self.channelCount
         let sequence = discardSequence.load(ordering: .relaxed)
         guard discardTaken.load(ordering: .acquiring) == sequence,
             skipTarget.load(ordering: .relaxed) <= frame * channels
         else { return false }
-        return ring.truncate(at: frame * channels) { largestRenderFrames.load(ordering: .relaxed) * channels }
+        return ring.truncate(at: frame * channels) { renderReach.load(ordering: .sequentiallyConsistent) }
     }
 
     /// Ends a ``waitUntilRendered(ringFrame:timeout:)`` early (the timeline changed, or the engine is stopping).

@@ -12,10 +12,9 @@ import Synchronization
 /// a releasing store of `read`, which the producer loads acquiring. No sample is ever visible to both at once.
 /// Nothing here allocates or locks after `init`, so the consumer side is safe on the audio callback path.
 ///
-/// The producer may also take back samples it wrote and the consumer has not read (``truncate(at:largestRead:)``):
+/// The producer may also take back samples it wrote and the consumer has not read (``truncate(at:readReach:)``):
 /// it first lowers `readLimit`, which every read looks at after a sequentially consistent fence, so that a read
-/// either sees the limit or was seen by the producer (where it started, and how large it may be) before it moves
-/// `write` back.
+/// either sees the limit or was seen by the producer (how far it may reach) before it moves `write` back.
 final class SampleRing: @unchecked Sendable {
     /// Samples the ring holds; a power of two.
     let capacity: Int
@@ -71,15 +70,15 @@ final class SampleRing: @unchecked Sendable {
     }
 
     /// Takes back the samples written from index `index` on, so that the next write goes there, unless a read may
-    /// reach them: one that has, or one under way, of at most `largestRead()` samples (read after the fence: the
-    /// consumer stores the size of a larger read before its own fence). True when taken back, or nothing was written
-    /// from there. Producer thread only.
-    func truncate(at index: Int, largestRead: () -> Int) -> Bool {
+    /// reach them: one that has, or one under way up to `readReach()` (read after the fence: the consumer stores
+    /// how far its reads may reach before its own fence). True when taken back, or nothing was written from there.
+    /// Producer thread only.
+    func truncate(at index: Int, readReach: () -> Int) -> Bool {
         let write = writeIndex.load(ordering: .relaxed)
         guard index < write else { return index == write }
         readLimit.store(index, ordering: .sequentiallyConsistent)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        let mayReach = readIndex.load(ordering: .sequentiallyConsistent) + largestRead() > index
+        let mayReach = max(readIndex.load(ordering: .sequentiallyConsistent), readReach()) > index
         if !mayReach { writeIndex.store(index, ordering: .releasing) }
         readLimit.store(.max, ordering: .releasing)
         return !mayReach
@@ -88,7 +87,7 @@ final class SampleRing: @unchecked Sendable {
     // MARK: Consumer side (one thread)
 
     /// The index reads stop at: what was written, and no further than a truncation under way allows. The fence
-    /// pairs with the one in ``truncate(at:largestRead:)``.
+    /// pairs with the one in ``truncate(at:readReach:)``.
     private var readEnd: Int {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         let limit = readLimit.load(ordering: .acquiring)

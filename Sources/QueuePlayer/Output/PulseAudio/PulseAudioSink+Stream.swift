@@ -157,14 +157,38 @@ extension PulseAudioSink {
     /// "pa_stream_flush() works badly if not corked"), and PipeWire's server leaves a flushed stream inactive
     /// until it is uncorked (MPD#1219). A paused stream stays corked.
     public func flush() {
-        withStream { stream in
+        _ = flushCountingDroppedFrames()
+    }
+
+    /// As ``flush()``, and counts what was dropped: what was written before it, less what the server kept (after a
+    /// flush it moves the stream's write index back to its read index). Nil when either index is unknown, or the
+    /// server went away.
+    public func flushCountingDroppedFrames() -> Int? {
+        let dropped = withStream { stream -> Int? in
             let wasCorked = isCorked
             if !wasCorked { waitFor(pa_stream_cork(stream, 1, Self.signalOnCompletion, mainloopPointer)) }
-            waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer))
-            if !wasCorked { waitFor(pa_stream_cork(stream, 0, Self.signalOnCompletion, mainloopPointer)) }
+            let written = reportedWriteIndex(stream)
+            let flushed = waitFor(pa_stream_flush(stream, Self.signalOnCompletion, mainloopPointer))
             refreshTiming(stream)
-            if !wasCorked { scheduleTimingRequests() }
+            let kept = reportedWriteIndex(stream)
+            if !wasCorked {
+                waitFor(pa_stream_cork(stream, 0, Self.signalOnCompletion, mainloopPointer))
+                refreshTiming(stream)
+                scheduleTimingRequests()
+            }
+            guard flushed, let written, let kept else { return nil }
+            return Int(max(0, written - kept)) / (Renderer.channelCount * MemoryLayout<Int16>.size)
         }
+        return dropped ?? nil
+    }
+
+    /// The stream's write index in bytes, as libpulse keeps it (it counts each write, and takes the server's after a
+    /// flush once a timing report has come): nil while it is not known. Lock held.
+    private func reportedWriteIndex(_ stream: OpaquePointer) -> Int64? {
+        guard let timing = pa_stream_get_timing_info(stream)?.pointee, timing.write_index_corrupt == 0 else {
+            return nil
+        }
+        return timing.write_index
     }
 
     /// True: the server's buffer for the stream is thrown away.
