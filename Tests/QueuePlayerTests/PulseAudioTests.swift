@@ -310,7 +310,7 @@ struct PulseAudioTests {
         // Taking back only what followed the item leaves the server's buffer as it was: nothing of the item is
         // flushed, played twice or skipped (a flush and a restart from the frame estimated as heard repeated 316 to
         // 371 frames on PulseAudio, and skipped 2 to 8 on PipeWire).
-        expectItemThenInserted(samples, recording: recording, on: kind)
+        try expectItemThenInserted(samples, recording: recording, on: kind)
     }
 
     @Test(
@@ -346,11 +346,10 @@ struct PulseAudioTests {
 
     /// Expects the recording of ``recordEditAfterThePlayingItem(on:at:untilQueueEnd:bufferFrames:)``: stereo-44k-5s,
     /// join-2 and join-3, sample for sample but for what `kind` is allowed.
-    private func expectItemThenInserted(_ samples: [Int16], recording: MonitorRecording, on kind: PulseServer.Kind) {
-        guard let parts = try? ["stereo-44k-5s", "join-2", "join-3"].map({ try Fixtures.referenceInt16($0) }) else {
-            Issue.record("the reference fixtures could not be read")
-            return
-        }
+    private func expectItemThenInserted(
+        _ samples: [Int16], recording: MonitorRecording, on kind: PulseServer.Kind
+    ) throws {
+        let parts = try ["stereo-44k-5s", "join-2", "join-3"].map { try Fixtures.referenceInt16($0) }
         let (reference, joins) = kind.expectedRecording(of: parts, heard: samples)
         let difference = recordingDifference(
             samples, reference: reference,

@@ -342,7 +342,7 @@ struct SnapcastTests {
     @Test(
         "two rooms play in step: within 10 ms of each other all along, measured on one clock", .timeLimit(.minutes(1)),
         .unsanitizable(
-            "beside the sanitized process the clients' sync wanders past its bound: alone under ThreadSanitizer the "
+            "beside the sanitized process the clients' sync wanders further: alone under ThreadSanitizer the "
                 + "median offset of 2 runs in 8 was 32 and 46 frames; of 8 plain runs at most 24"))
     func roomsAgree() async throws {
         let snapserver = try await SnapcastServer(sampleRate: 44_100)

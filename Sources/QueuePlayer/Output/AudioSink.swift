@@ -45,7 +45,9 @@ public protocol AudioSink: AnyObject, Sendable {
     /// As ``flush()``, and returns how many frames it threw away: the last ones handed over before the call, never
     /// heard. The player continues an item from exactly there after an edit of what follows it. Nil when the sink
     /// cannot tell; the player then estimates with ``latencyFrames()`` before flushing. A sink that hands over
-    /// nothing it could drop (see ``flushDropsUnplayedFrames``) needs no implementation of its own.
+    /// nothing it could drop (see ``flushDropsUnplayedFrames``) needs no implementation of its own. Called as
+    /// ``flush()`` is, from the player's decoding thread, never the render thread; it may block until the sink's
+    /// server answers.
     func flushCountingDroppedFrames() -> Int?
     /// True when ``flush()`` throws frames away (a server's buffer); false when every frame rendered is heard.
     var flushDropsUnplayedFrames: Bool { get }
@@ -81,7 +83,7 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 extension AudioSink {
-    /// Flushes and returns nil: the count is not known.
+    /// Flushes and returns nil: the count is not known. On the caller's thread, as ``flush()``.
     public func flushCountingDroppedFrames() -> Int? {
         flush()
         return nil

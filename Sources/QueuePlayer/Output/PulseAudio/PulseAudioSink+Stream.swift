@@ -162,7 +162,7 @@ extension PulseAudioSink {
 
     /// As ``flush()``, and counts what was dropped: what was written before it, less what the server kept (after a
     /// flush it moves the stream's write index back to its read index). Nil when either index is unknown, or the
-    /// server went away.
+    /// server went away. Any thread but libpulse's; takes the main loop's lock and waits for the server's answers.
     public func flushCountingDroppedFrames() -> Int? {
         let dropped = withStream { stream -> Int? in
             let wasCorked = isCorked
