@@ -229,4 +229,26 @@ struct RecordingComparisonTests {
         #expect(found.match.lostAtFrame == nil)
         #expect(CorrectedMatch.locate(reference, in: otherSound + lead) == nil)
     }
+
+    @Test("a stream that goes on after a gap or from elsewhere is followed for as many jumps as allowed, and no more")
+    func jumps() throws {
+        let gap = [Int16](repeating: 0, count: 600)
+        let gapped = Array(reference.prefix(4_000)) + gap + reference.dropFirst(4_000)
+        let once = JumpedMatch(recording: recording(gapped), reference: reference, maximumJumps: 1)
+        #expect(once.jumps.map { [$0.atFrame, $0.skipped, $0.heardInstead] } == [[2_000, 0, 300]])
+        #expect(once.match.lostAtFrame == nil && once.accountedFrames == 4_000)
+        let never = JumpedMatch(recording: recording(gapped), reference: reference, maximumJumps: 0)
+        #expect(never.jumps.isEmpty && never.match.lostAtFrame == 2_000)
+        let skipping = removing(frames: 3_000..<3_100, of: gapped)
+        let twice = JumpedMatch(recording: recording(skipping), reference: reference, maximumJumps: 2)
+        #expect(twice.jumps.map { [$0.atFrame, $0.skipped] } == [[2_000, 0], [2_700, 100]])
+        #expect(twice.match.lostAtFrame == nil && twice.accountedFrames == 4_000)
+        let otherSound = (0..<1_000).map { Int16(-1 - $0) }
+        let located = try #require(CorrectedMatch.locate(reference, in: otherSound + gapped))
+        #expect(located.match.lostAtFrame == 2_000)
+        let continued = JumpedMatch(
+            continuing: located.match, in: otherSound + gapped, of: reference, maximumJumps: 1)
+        #expect(continued.jumps.map { [$0.atFrame, $0.skipped, $0.heardInstead] } == [[2_000, 0, 300]])
+        #expect(continued.match.lostAtFrame == nil && continued.accountedFrames == 4_000)
+    }
 }

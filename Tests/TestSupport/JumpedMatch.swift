@@ -1,7 +1,8 @@
 /// How a room's recording holds a reference when the stream it was sent may jump: snapserver 0.26 restarts its
 /// timeline when it completes a read of its source more than one chunk (20 ms) after that chunk was due, whatever the
 /// source had sent ahead (its `AsioStream::do_read` logs "onResync" and starts a new timeline). The rooms then hear
-/// the stream go on from another place. Apart from the jumps, the recording must hold the reference as
+/// the stream go on from another place, as they do where a client resynchronises hard of its own (it plays silence
+/// until its next chunk is due). Apart from the jumps, the recording must hold the reference as
 /// ``CorrectedMatch`` says: exact but for the client's single-frame corrections. A plain value.
 public struct JumpedMatch: Sendable, CustomStringConvertible {
     /// The match over all pieces: heard, inserted and dropped frames added up; lost where the last piece was lost.
@@ -28,7 +29,18 @@ public struct JumpedMatch: Sendable, CustomStringConvertible {
     /// match is lost, up to `maximumJumps` times, goes on from where the recording's next sound is found in the
     /// reference within `searchSeconds` either way (at 44.1 kHz).
     public init(recording: [Int16], reference: [Int16], maximumJumps: Int, searchSeconds: Int = 5, probe: Int = 64) {
-        var piece = CorrectedMatch(recording: recording, reference: reference, probe: probe)
+        self.init(
+            continuing: CorrectedMatch(recording: recording, reference: reference, probe: probe), in: recording,
+            of: reference, maximumJumps: maximumJumps, searchSeconds: searchSeconds, probe: probe)
+    }
+
+    /// Goes on as the initializer above from `first`, a match of all of `reference` already made in `recording` (as
+    /// ``CorrectedMatch/locate(_:in:maximumStep:probe:)`` finds one where other sound comes before it).
+    public init(
+        continuing first: CorrectedMatch, in recording: [Int16], of reference: [Int16], maximumJumps: Int,
+        searchSeconds: Int = 5, probe: Int = 64
+    ) {
+        var piece = first
         var total = piece
         var jumps: [(atFrame: Int, skipped: Int, heardInstead: Int)] = []
         var pieceStart = 0

@@ -90,6 +90,17 @@ public final class SnapcastServer: Sendable {
         try logLines("server.log").filter { $0.contains("onResync") }.count
     }
 
+    /// How many times the client of `room` said it would resynchronise hard: snapclient 0.26 does so when its play
+    /// drifts from the server's time (the median of its last 100 or 10 chunks more than 2 or 5 ms off, of its last
+    /// chunks more than 50 ms off, or one chunk 500 ms off) or its stream runs dry, logging why at info level (its
+    /// `Stream::getPlayerChunk`). It then plays silence until the next chunk is due, a gap the room hears, or drops
+    /// what is overdue (``lateDrops(room:)``). A machine that delays the client's thread makes it so: under
+    /// ThreadSanitizer a client 5.4 ms early inserted 280 frames mid-item. Throws when the log cannot be read.
+    public func hardSyncs(room: String) throws -> Int {
+        let causes = ["full() && (abs(", "abs(age > 500)", "Exception:"]
+        return try logLines("client-\(room).log").filter { line in causes.contains { line.contains($0) } }.count
+    }
+
     /// How late, in milliseconds, the client of `room` said it was each time it dropped what it had not played yet to
     /// catch up: snapclient 0.26, resynchronising (at the start, and after its stream ran dry, as in a pause) and
     /// finding the next chunk already due, skips ahead by that much and logs "age > 0: <ms>ms, dropping old chunks"
