@@ -28,10 +28,21 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
         var preferredForwardBufferDuration = 0.0
         /// A remote item's forward buffer, once a player opened it.
         var forwardBuffer: ForwardBuffer?
-        var connectionLoss: ConnectionLoss?
         var startTime = MediaTime.zero
         /// The player this item is current in, for a live ``PlayerItem/currentTime()``.
         weak var player: QueuePlayer?
+        private var boxedLoss: BoxedLoss?
+
+        var connectionLoss: ConnectionLoss? {
+            get { if case .loss(let loss) = boxedLoss { loss } else { nil } }
+            set { boxedLoss = newValue.map(BoxedLoss.loss) }
+        }
+    }
+
+    /// A remote item's connection loss. Indirect, so every other item (most of a long queue) carries one pointer
+    /// instead of the loss's sixty-odd bytes.
+    private indirect enum BoxedLoss {
+        case loss(ConnectionLoss)
     }
 
     /// What opening the file found. Indirect, so an item not yet opened (most of a long queue) carries one pointer
