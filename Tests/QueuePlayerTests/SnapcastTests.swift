@@ -44,7 +44,8 @@ private func expectWhole(
     let jumped = JumpedMatch(continuing: located, in: samples, of: reference, maximumJumps: jumps)
     expectWhole(
         jumped, of: reference, room: room, circumstances: "\(jumps) jumps allowed\n\(circumstances)",
-        correctionsBounded: false, sourceLocation: sourceLocation)
+        skipsAllowed: framesSkipped(byLateDrops: try snapserver.lateDrops(room: room)), correctionsBounded: false,
+        sourceLocation: sourceLocation)
 }
 
 /// Expects `sounding` (a room's sounding frames) to hold all of `reference` as the first `expectWhole` does, but where
@@ -59,7 +60,13 @@ private func expectWhole(
     expectWhole(
         jumped, of: reference, room: room,
         circumstances: "its client dropped \(lateDrops) ms late\n\(circumstances)",
-        skipsAllowed: lateDrops.reduce(0) { $0 + ($1 + 20) * 44_100 / 1_000 }, sourceLocation: sourceLocation)
+        skipsAllowed: framesSkipped(byLateDrops: lateDrops), sourceLocation: sourceLocation)
+}
+
+/// What a client's drops to catch up may skip, in frames: each what it said (`lateDrops`, in milliseconds) plus one
+/// chunk (20 ms, the rest of the chunk it was playing).
+private func framesSkipped(byLateDrops lateDrops: [Int]) -> Int {
+    lateDrops.reduce(0) { $0 + ($1 + 20) * 44_100 / 1_000 }
 }
 
 /// A snapserver with two rooms, and an engine playing `names` into it from when the first one's start is heard.
@@ -163,7 +170,9 @@ struct SnapcastTests {
         for (room, samples, circumstances) in heard {
             let jumps = try resyncs + snapserver.hardSyncs(room: room)
             let jumped = JumpedMatch(recording: samples, reference: reference, maximumJumps: jumps)
-            expectWhole(jumped, of: reference, room: room, circumstances: "\(jumps) jumps allowed\n\(circumstances)")
+            expectWhole(
+                jumped, of: reference, room: room, circumstances: "\(jumps) jumps allowed\n\(circumstances)",
+                skipsAllowed: framesSkipped(byLateDrops: try snapserver.lateDrops(room: room)))
         }
     }
 
@@ -187,7 +196,9 @@ struct SnapcastTests {
             #expect(unforgiving.lostAtFrame != nil, "\(room): no jump heard: \(unforgiving)")
             let jumps = try 1 + playing.snapserver.hardSyncs(room: room)
             let jumped = JumpedMatch(recording: samples, reference: reference, maximumJumps: jumps)
-            expectWhole(jumped, of: reference, room: room, circumstances: "\(jumps) jumps allowed\n\(circumstances)")
+            expectWhole(
+                jumped, of: reference, room: room, circumstances: "\(jumps) jumps allowed\n\(circumstances)",
+                skipsAllowed: framesSkipped(byLateDrops: try playing.snapserver.lateDrops(room: room)))
         }
     }
 
