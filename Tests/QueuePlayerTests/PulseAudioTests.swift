@@ -100,7 +100,7 @@ struct PulseAudioTests {
         let droppedBefore = droppedFrames(before, in: reference, allowing: allowance)
         #expect(
             droppedBefore != nil,
-            "\(glitchDescription(before, in: reference) ?? ""); \(recording.machineLoad.inWords)")
+            "\(glitchReport(before, in: reference, allowing: allowance)); \(recording.machineLoad.inWords)")
         let resumedAt = try #require(offset(of: after, in: reference), "the resumed sound is not the item")
         // A rewinding sink takes back what it had mixed ahead at the pause, and its monitor is not exact around a
         // rewind: it may keep frames the sink took back, or miss some it mixed again (from 103 frames missed to 5
@@ -111,7 +111,7 @@ struct PulseAudioTests {
         #expect(abs(resumedAt - paused) <= tolerance, "paused at frame \(paused), resumed at \(resumedAt)")
         let rest = Array(reference.dropFirst(resumedAt * 2))
         let droppedAfter = droppedFrames(after, in: rest, allowing: allowance)
-        let glitchesAfter = glitchDescription(after, in: rest) ?? ""
+        let glitchesAfter = glitchReport(after, in: rest, allowing: allowance)
         #expect(
             droppedAfter != nil && after.count / 2 + (droppedAfter ?? 0) == rest.count / 2,
             "\(after.count / 2) frames of \(rest.count / 2): \(glitchesAfter); \(recording.machineLoad.inWords)")
@@ -341,7 +341,7 @@ struct PulseAudioTests {
         let repeated = kind == .rewindingPulseAudio ? droppedFrames(reference, in: heard, allowing: allowance) : nil
         #expect(
             kind == .pulseAudio ? skipped == 0 : skipped != nil || repeated != nil,
-            "\(glitchDescription(heard, in: reference) ?? ""); \(recording.machineLoad.inWords)")
+            "\(glitchReport(heard, in: reference, allowing: allowance)); \(recording.machineLoad.inWords)")
     }
 
     /// Expects the recording of ``recordEditAfterThePlayingItem(on:at:untilQueueEnd:bufferFrames:)``: stereo-44k-5s,

@@ -215,6 +215,33 @@ struct RecordingComparisonTests {
                 == "parts at frame 3500 (0 frames of silence), and never agrees again")
     }
 
+    @Test("a glitch not forgiven is named with the reason: one too many, too long, at a join, or sound past the end")
+    func glitchRefusals() {
+        let dropped = removing(frames: 2_000..<2_512, of: reference)
+        let forgiven = glitchReport(dropped, in: reference, allowing: upToOneQuantum)
+        #expect(forgiven == glitchDescription(dropped, in: reference))
+        #expect(
+            glitchReport(dropped, in: reference, allowing: .none).hasSuffix(
+                "refused: glitch 1 at frame 2000 of the recording, 2000 of the reference is one more than the 0 "
+                    + "allowed"))
+        let twice = removing(frames: 1_000..<1_512, of: dropped)
+        #expect(
+            glitchReport(twice, in: reference, allowing: upToOneQuantum).hasSuffix(
+                "refused: glitch 1 at frame 1000 of the recording, 1000 of the reference: no run of up to 512 frames "
+                    + "after which the two agree again to the end (nearest: 512 frames, then 488 agreeing)"))
+        #expect(
+            glitchReport(dropped, in: reference, allowing: GlitchAllowance(frames: 500)).hasSuffix(
+                "refused: glitch 1 at frame 2000 of the recording, 2000 of the reference: no run of up to 500 frames "
+                    + "after which the two agree again to the end (none came near)"))
+        #expect(
+            glitchReport(dropped, in: reference, allowing: upToOneQuantum.exceptAt(joins: [2_100])).hasSuffix(
+                "refused: glitch 1 at frame 2000 of the recording, 2000 of the reference reaches the join at frame "
+                    + "2100 of the reference"))
+        #expect(
+            glitchReport(dropped + reference.prefix(1_100), in: reference, allowing: upToOneQuantum).hasSuffix(
+                "refused: the recording goes on 550 frames past the reference's end, 512 frames missing"))
+    }
+
     @Test("the start of a reference is found after other sound, also when a correction falls in its first frames")
     func locate() throws {
         let otherSound = (0..<1_000).map { Int16(-1 - $0) }

@@ -90,11 +90,11 @@ struct ServerRestartTests {
         let heardFrom = kind.expectedRecording(of: sweep, heard: heardBeforeLoss)
         // Exact on both sides of the loss, but for the quanta PipeWire's graph may drop from each recording
         // (droppedQuanta): frames the listener heard that the monitor missed.
-        let droppedBefore = droppedFrames(
-            heardBeforeLoss, in: heardFrom, allowing: kind.droppedQuanta(during: before.machineLoad))
+        let allowanceBefore = kind.droppedQuanta(during: before.machineLoad)
+        let droppedBefore = droppedFrames(heardBeforeLoss, in: heardFrom, allowing: allowanceBefore)
         #expect(
             droppedBefore != nil,
-            "\(glitchDescription(heardBeforeLoss, in: heardFrom) ?? ""); \(before.machineLoad.inWords)")
+            "\(glitchReport(heardBeforeLoss, in: heardFrom, allowing: allowanceBefore)); \(before.machineLoad.inWords)")
         let lostAt = (sweep.count - heardFrom.count + heardBeforeLoss.count) / 2 + (droppedBefore ?? 0)
         #expect(lostAt > 44_100, "the server was stopped after 1.5 s of the sweep")
         // Heard again after the restart: from where the sound stopped, to the end, then join-1. Nothing heard twice
@@ -108,9 +108,9 @@ struct ServerRestartTests {
         #expect(
             (-2_205...skipAllowed).contains(resumedAt - lostAt), "stopped at frame \(lostAt), resumed at \(resumedAt)")
         let expectedAfter = soundingFrames(Array(sweep[(resumedAt * 2)...]) + (try Fixtures.referenceInt16("join-1")))
-        let droppedAfter = droppedFrames(
-            heardAfter, in: expectedAfter, allowing: kind.droppedQuanta(during: afterRecording.machineLoad))
-        let glitchesAfter = glitchDescription(heardAfter, in: expectedAfter) ?? ""
+        let allowanceAfter = kind.droppedQuanta(during: afterRecording.machineLoad)
+        let droppedAfter = droppedFrames(heardAfter, in: expectedAfter, allowing: allowanceAfter)
+        let glitchesAfter = glitchReport(heardAfter, in: expectedAfter, allowing: allowanceAfter)
         let loadAfter = afterRecording.machineLoad.inWords
         #expect(
             droppedAfter.map { heardAfter.count + $0 * 2 == expectedAfter.count } == true,

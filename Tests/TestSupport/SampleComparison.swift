@@ -29,9 +29,10 @@ public struct GlitchAllowance: Sendable {
         return allowance
     }
 
-    /// True when the glitch over the reference's frames `start...end` may be forgiven: it touches no join.
-    func forgives(from start: Int, through end: Int) -> Bool {
-        !joins.contains { (start...end).contains($0) }
+    /// The first of ``joins`` that the glitch over the reference's frames `start...end` touches, which makes it
+    /// unforgivable; nil when it touches none.
+    func join(touchedFrom start: Int, through end: Int) -> Int? {
+        joins.first { (start...end).contains($0) }
     }
 }
 
@@ -64,7 +65,7 @@ public func sampleDifference<T: Equatable>(_ actual: [T], _ expected: [T]) -> St
 /// again, up to `limit` times, in a line a person can read: each glitch as the silence the recording holds there and
 /// how many frames of `expected` it skips (negative: repeats) before the two agree for 128 frames; nil when one is a
 /// prefix of the other. For a failure message, where what kind of glitch it was is what the next reader needs.
-public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: Int = 4) -> String? {
+public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: Int = 12) -> String? {
     let probe = 128 * 2
     var (actualAt, expectedAt) = (0, 0)
     var glitches: [String] = []
@@ -112,13 +113,13 @@ public func recordingDifference(
         return "the recording's sound starts \(-start / 2) frames before the reference's could"
     }
     let heard = Array(recording[start...])
-    guard let missing = glitchFrames(heard, in: reference, allowing: allowance),
-        heard.count >= reference.count - missing * 2
-    else {
+    let walk = glitchFrames(heard, in: reference, allowing: allowance)
+    guard case .forgiven(let missing) = walk, heard.count >= reference.count - missing * 2 else {
         let span = Array(heard.prefix(reference.count))
         let glitches = glitchDescription(heard, in: reference).map { " (\($0))" } ?? ""
+        let refusal = if case .refused(let reason) = walk { "; refused: \(reason)" } else { "" }
         return "from frame \(start / 2) of the recording: \(sampleDifference(span, reference) ?? "a second glitch")"
-            + glitches
+            + glitches + refusal
     }
     let end = start + reference.count - missing * 2
     if let late = recording[end...].firstIndex(where: { $0 != 0 }) {
@@ -181,22 +182,49 @@ private func innerSilences(_ samples: [Int16]) -> [(start: Int, frames: Int)] {
 /// `expected`, and nil otherwise. A monitor recording of a PipeWire graph that dropped a quantum reads so. (A run
 /// recorded as silence in place is forgiven too, and counts 0; silence inserted counts its frames negative.)
 public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> Int? {
-    guard let missing = glitchFrames(actual, in: expected, allowing: allowance),
-        actual.count <= expected.count - missing * 2
-    else { return nil }
+    guard case .forgiven(let missing) = droppedFramesWalk(actual, in: expected, allowing: allowance) else { return nil }
     return missing
+}
+
+/// How `actual` differs from `expected`, as ``glitchDescription(_:in:limit:)`` shows it, and when
+/// ``droppedFrames(_:in:allowing:)`` returns nil, which glitch `allowance` did not forgive and why (where it is, and how
+/// near a forgivable one came), in a line a person can read. For a failure message.
+public func glitchReport(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> String {
+    let glitches = glitchDescription(actual, in: expected) ?? "no glitch"
+    guard case .refused(let reason) = droppedFramesWalk(actual, in: expected, allowing: allowance) else {
+        return glitches
+    }
+    return "\(glitches); refused: \(reason)"
+}
+
+private func droppedFramesWalk(
+    _ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance
+) -> GlitchWalk {
+    let walk = glitchFrames(actual, in: expected, allowing: allowance)
+    guard case .forgiven(let missing) = walk, actual.count > expected.count - missing * 2 else { return walk }
+    return .refused(
+        "the recording goes on \((actual.count - expected.count) / 2 + missing) frames past the reference's end, "
+            + "\(missing) frames missing")
+}
+
+/// How a walk over a recording ended: with the frames missing once every glitch was forgiven, or with the reason one
+/// was not.
+private enum GlitchWalk {
+    case forgiven(missing: Int)
+    case refused(String)
 }
 
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
 /// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or a run of silence in
-/// `actual` where as many or fewer frames of `expected` went by (in its place, inserted, or between). Returns the
-/// frames missing (0 when equal or silenced in place; silence beyond what it replaced counts negative), or nil when
-/// they differ otherwise. Whether either goes on past the other
-/// is for the caller to judge.
+/// `actual` where as many or fewer frames of `expected` went by (in its place, inserted, or between). Gives the
+/// frames missing (0 when equal or silenced in place; silence beyond what it replaced counts negative), or why they
+/// differ otherwise. Whether either goes on past the other is for the caller to judge.
 ///
 /// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
 /// for the last glitch allowed, and for ``resyncFrames`` (or to their end) for an earlier one.
-private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> Int? {
+private func glitchFrames(
+    _ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance
+) -> GlitchWalk {
     let (maximumFrames, maximumGlitches) = (allowance.frames, allowance.count)
     /// Where `actual` from `actualFrom` and `expected` from `expectedFrom` first differ (samples from there), or nil
     /// when they agree wherever both go on.
@@ -205,16 +233,24 @@ private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allo
         guard length > 0 else { return nil }
         return (0..<length).first { actual[actualFrom + $0] != expected[expectedFrom + $0] }
     }
-    var (actualAt, expectedAt, missing) = (0, 0, 0)
-    for glitch in 0...maximumGlitches {
-        guard let difference = firstDifference(actualFrom: actualAt, expectedFrom: expectedAt) else { return missing }
-        guard glitch < maximumGlitches else { return nil }
-        let agreesAgainFor = glitch == maximumGlitches - 1 ? Int.max : resyncFrames * 2
-        func agrees(actualFrom: Int, expectedFrom: Int) -> Bool {
-            (firstDifference(actualFrom: actualFrom, expectedFrom: expectedFrom) ?? .max) >= agreesAgainFor
+    var (actualAt, expectedAt, missing, glitch) = (0, 0, 0, 0)
+    while true {
+        guard let difference = firstDifference(actualFrom: actualAt, expectedFrom: expectedAt) else {
+            return .forgiven(missing: missing)
         }
         let glitchInActual = actualAt + difference / 2 * 2
         let glitchInExpected = expectedAt + difference / 2 * 2
+        let place = "at frame \(glitchInActual / 2) of the recording, \(glitchInExpected / 2) of the reference"
+        guard glitch < maximumGlitches else {
+            return .refused("glitch \(glitch + 1) \(place) is one more than the \(maximumGlitches) allowed")
+        }
+        let agreesAgainFor = glitch == maximumGlitches - 1 ? Int.max : resyncFrames * 2
+        var nearest = (frames: 0, agreeing: 0)
+        func agrees(actualFrom: Int, expectedFrom: Int, frames: Int) -> Bool {
+            let agreeing = firstDifference(actualFrom: actualFrom, expectedFrom: expectedFrom) ?? .max
+            if agreeing > nearest.agreeing * 2 { nearest = (frames, agreeing / 2) }
+            return agreeing >= agreesAgainFor
+        }
         var placed = false
         for frames in stride(from: 1, through: maximumFrames, by: 1) {
             let glitchEnd = glitchInExpected + frames * 2
@@ -225,22 +261,33 @@ private func glitchFrames(_ actual: [Int16], in expected: [Int16], allowing allo
             // inserted when none was skipped, and between the two when a lost quantum's silence lasted longer.
             if silencedInPlace, silencedEnd <= actual.count,
                 let skipped = (0...frames).reversed().first(where: {
-                    agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + $0 * 2)
+                    agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + $0 * 2, frames: frames)
                 })
             {
                 (actualAt, expectedAt, placed) = (silencedEnd, glitchInExpected + skipped * 2, true)
                 missing += skipped - frames
                 break
             }
-            if agrees(actualFrom: glitchInActual, expectedFrom: glitchEnd) {
+            if agrees(actualFrom: glitchInActual, expectedFrom: glitchEnd, frames: frames) {
                 (actualAt, expectedAt, placed) = (glitchInActual, glitchEnd, true)
                 missing += frames
                 break
             }
         }
-        guard placed, allowance.forgives(from: glitchInExpected / 2, through: expectedAt / 2) else { return nil }
+        guard placed else {
+            let needed = agreesAgainFor == .max ? "to the end" : "for \(resyncFrames) frames"
+            let near =
+                nearest.agreeing == 0
+                ? "none came near" : "nearest: \(nearest.frames) frames, then \(nearest.agreeing) agreeing"
+            return .refused(
+                "glitch \(glitch + 1) \(place): no run of up to \(maximumFrames) frames after which the two agree "
+                    + "again \(needed) (\(near))")
+        }
+        if let join = allowance.join(touchedFrom: glitchInExpected / 2, through: expectedAt / 2) {
+            return .refused("glitch \(glitch + 1) \(place) reaches the join at frame \(join) of the reference")
+        }
+        glitch += 1
     }
-    return nil
 }
 
 /// How long two recordings must agree after a glitch that is not the last one allowed for it to count as placed: 6 ms
