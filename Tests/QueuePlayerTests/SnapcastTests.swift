@@ -345,8 +345,9 @@ struct SnapcastTests {
     /// of milliseconds: the source sends both clients the same chunks, so nothing the player does moves one room
     /// and not the other. What the player could get wrong is sending each room its own stream, or one late, which
     /// puts them a chunk (20 ms, 882 frames) or more apart for the whole item. So every point must be within 10 ms
-    /// (441 frames, the search's reach, a third of the time sound takes to cross a room of 10 m); how close the
-    /// clients keep each other is printed.
+    /// (441 frames, the search's reach, a third of the time sound takes to cross a room of 10 m), but for the two
+    /// points around each hard resync a client logged (``SnapcastServer/hardSyncs(room:)``); how close the clients
+    /// keep each other is printed.
     @Test(
         "two rooms play in step: within 10 ms of each other all along, measured on one clock", .timeLimit(.minutes(1)),
         .unsanitizable(
@@ -386,13 +387,18 @@ struct SnapcastTests {
         // A resync of snapserver's timeline (a stall of its own) moves both rooms alike: with snapserver stopped for
         // 100 ms mid-item, they stayed within 11 frames of each other (two runs).
         let resyncs = try snapserver.resyncs()
+        // A client's hard resync is its own correction, heard in its room alone: a gap of up to 50 ms, or frames
+        // dropped to catch up after it fell behind. Each may spoil the two points (100 ms) around it, and no more.
+        let hardSyncs = try snapserver.hardSyncs(room: "room-1") + snapserver.hardSyncs(room: "room-2")
         let apart = found.map(abs).sorted()
+        let account =
+            "snapserver resynced \(resyncs) times, its clients hard \(hardSyncs) times; \(load.inWords)"
         print(
             "rooms apart, frames: median \(apart.isEmpty ? -1 : apart[apart.count / 2]), most \(apart.last ?? -1);"
-                + " snapserver resynced \(resyncs) times; \(load.inWords)")
+                + " \(account)")
         #expect(
-            found.count == offsets.count && found.count > 100,
-            "\(offsets.count - found.count) of \(offsets.count) points beyond 441 frames: \(offsets); \(load.inWords)")
+            found.count >= offsets.count - 2 * hardSyncs && found.count > 100,
+            "\(offsets.count - found.count) of \(offsets.count) points beyond 441 frames: \(offsets); \(account)")
     }
 }
 

@@ -94,11 +94,30 @@ public final class SnapcastServer: Sendable {
     /// drifts from the server's time (the median of its last 100 or 10 chunks more than 2 or 5 ms off, of its last
     /// chunks more than 50 ms off, or one chunk 500 ms off) or its stream runs dry, logging why at info level (its
     /// `Stream::getPlayerChunk`). It then plays silence until the next chunk is due, a gap the room hears, or drops
-    /// what is overdue (``lateDrops(room:)``). A machine that delays the client's thread makes it so: under
-    /// ThreadSanitizer a client 5.4 ms early inserted 280 frames mid-item. Throws when the log cannot be read.
+    /// what is overdue (``lateDrops(room:)``), and logs either at debug level. A machine that delays the client's
+    /// thread makes it so: under ThreadSanitizer a client 5.4 ms early inserted 280 frames mid-item. Counted: each
+    /// hard resync the client synced again after, but for the stream's end, which runs dry ("Exception: Not enough
+    /// frames available"), drops the part of a chunk left and finds no more ("No chunks available") in every run,
+    /// after the last sound. Read it once the stream has ended. Throws when the log cannot be read.
     public func hardSyncs(room: String) throws -> Int {
+        Self.hardSyncs(inClientLog: try logLines("client-\(room).log"))
+    }
+
+    /// The hard resyncs ``hardSyncs(room:)`` counts in the lines of a snapclient 0.26 log at debug level.
+    public static func hardSyncs(inClientLog lines: [Substring]) -> Int {
         let causes = ["full() && (abs(", "abs(age > 500)", "Exception:"]
-        return try logLines("client-\(room).log").filter { line in causes.contains { line.contains($0) } }.count
+        let syncedAgain = ["Silent frames: ", "dropping old chunks"]
+        var (count, pending, lastRanDry, endedAfterLast) = (0, false, false, false)
+        for line in lines {
+            if causes.contains(where: { line.contains($0) }) {
+                (pending, lastRanDry, endedAfterLast) = (true, line.contains("Exception:"), false)
+            } else if pending, syncedAgain.contains(where: { line.contains($0) }) {
+                (count, pending) = (count + 1, false)
+            } else if !pending, lastRanDry, line.contains("No chunks available") {
+                endedAfterLast = true
+            }
+        }
+        return endedAfterLast ? count - 1 : count
     }
 
     /// How late, in milliseconds, the client of `room` said it was each time it dropped what it had not played yet to
