@@ -1,6 +1,7 @@
 /// What a comparison of a recording with its reference forgives: up to `count` runs of at most `frames` frames each,
-/// missing from the recording, or silence in the recording where as many or fewer frames of the reference went by
-/// (silent in its place, silence inserted, or between). A plain value, for any thread.
+/// missing from the recording, or silence in the recording where as many frames of the reference went by or fewer
+/// (silent in its place, silence inserted, or between), or more (quanta lost beside one played as silence), none of
+/// the runs longer than `frames`. A plain value, for any thread.
 public struct GlitchAllowance: Sendable {
     /// The longest run forgiven, in frames.
     public var frames: Int
@@ -99,8 +100,8 @@ public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: In
 /// reference exactly, surrounded only by silence.
 ///
 /// What `allowance` forgives may be missing from the recording, silent in its place, silence inserted into it, or
-/// silence longer than the frames it took the place of, the rest still exact: what a monitor of PipeWire's graph
-/// records when the graph loses a quantum, or plays one late (``PulseServer/Kind/droppedQuanta(during:)``). One glitch
+/// silence longer or shorter than the frames it took the place of, the rest still exact: what a monitor of PipeWire's
+/// graph records when the graph loses quanta, or plays one late (``PulseServer/Kind/droppedQuanta(during:)``). One glitch
 /// more, a longer one, or any other change still differs.
 public func recordingDifference(
     _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
@@ -113,7 +114,7 @@ public func recordingDifference(
         return "the recording's sound starts \(-start / 2) frames before the reference's could"
     }
     let heard = Array(recording[start...])
-    let walk = glitchFrames(heard, in: reference, allowing: allowance)
+    let walk = channelGlitchFrames(heard, in: reference, allowing: allowance)
     guard case .forgiven(let missing) = walk, heard.count >= reference.count - missing * 2 else {
         let span = Array(heard.prefix(reference.count))
         let glitches = glitchDescription(heard, in: reference).map { " (\($0))" } ?? ""
@@ -200,7 +201,7 @@ public func glitchReport(_ actual: [Int16], in expected: [Int16], allowing allow
 private func droppedFramesWalk(
     _ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance
 ) -> GlitchWalk {
-    let walk = glitchFrames(actual, in: expected, allowing: allowance)
+    let walk = channelGlitchFrames(actual, in: expected, allowing: allowance)
     guard case .forgiven(let missing) = walk, actual.count > expected.count - missing * 2 else { return walk }
     return .refused(
         "the recording goes on \((actual.count - expected.count) / 2 + missing) frames past the reference's end, "
@@ -214,11 +215,41 @@ private enum GlitchWalk {
     case refused(String)
 }
 
+/// ``glitchFrames(_:in:allowing:)`` over both channels together, and where that refuses and `allowance` forgives
+/// anything, over each channel on its own: forgiven when each channel is, with as many frames missing. A stalled
+/// PipeWire graph has been recorded playing one channel a quantum late beside the other on time (under
+/// ThreadSanitizer, its process frozen for 20-80 ms at a time: after 512 frames of silence, the left channel went on
+/// where the silence began and the right 512 frames later, until the left lost a quantum), which no player's
+/// interleaved stream can cause.
+private func channelGlitchFrames(
+    _ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance
+) -> GlitchWalk {
+    let together = glitchFrames(actual, in: expected, allowing: allowance)
+    guard case .refused(let reason) = together, allowance.count > 0 else { return together }
+    /// Channel `index` of interleaved stereo `samples`, as stereo with that channel in both.
+    func channel(_ index: Int, of samples: [Int16]) -> [Int16] {
+        stride(from: index, to: samples.count, by: 2).flatMap { [samples[$0], samples[$0]] }
+    }
+    let walks = (0..<2).map {
+        glitchFrames(channel($0, of: actual), in: channel($0, of: expected), allowing: allowance)
+    }
+    if case .forgiven(let left) = walks[0], case .forgiven(let right) = walks[1], left == right {
+        return .forgiven(missing: left)
+    }
+    let apart = zip(["left", "right"], walks).map { name, walk in
+        switch walk {
+        case .forgiven(let missing): "\(name) alone forgiven, \(missing) frames missing"
+        case .refused(let reason): "\(name) alone: \(reason)"
+        }
+    }
+    return .refused("\(reason); \(apart.joined(separator: "; "))")
+}
+
 /// Compares `actual` with `expected` (interleaved stereo, both from the same first frame) where they overlap, and
 /// forgives the glitches `allowance` allows: each a run of `expected` missing from `actual`, or a run of silence in
-/// `actual` where as many or fewer frames of `expected` went by (in its place, inserted, or between). Gives the
-/// frames missing (0 when equal or silenced in place; silence beyond what it replaced counts negative), or why they
-/// differ otherwise. Whether either goes on past the other is for the caller to judge.
+/// `actual` where as many frames of `expected` went by, fewer or more (in its place, inserted, between, or beside
+/// quanta lost). Gives the frames missing (0 when equal or silenced in place; silence beyond what it replaced counts
+/// negative), or why they differ otherwise. Whether either goes on past the other is for the caller to judge.
 ///
 /// A glitch is placed at the first difference, as the shortest run after which the two agree again: to their end
 /// for the last glitch allowed, and for ``resyncFrames`` (or to their end) for an earlier one.
@@ -258,9 +289,14 @@ private func glitchFrames(
             let silencedEnd = glitchInActual + frames * 2
             let silencedInPlace = actual[glitchInActual..<min(silencedEnd, actual.count)].allSatisfy { $0 == 0 }
             // `frames` of silence where the reference went on by `skipped` frames: in its place when they are as many,
-            // inserted when none was skipped, and between the two when a lost quantum's silence lasted longer.
+            // inserted when none was skipped, a lost quantum's silence that lasted longer when fewer, and quanta lost
+            // beside one played as silence when more (tried only where the silence ends, and after the others).
+            let silenceEnds =
+                silencedEnd + 1 < actual.count && (actual[silencedEnd] != 0 || actual[silencedEnd + 1] != 0)
+            let mostSkipped = min(maximumFrames, (expected.count - glitchInExpected) / 2)
+            let moreSkipped = silenceEnds && mostSkipped > frames ? Array((frames + 1)...mostSkipped) : []
             if silencedInPlace, silencedEnd <= actual.count,
-                let skipped = (0...frames).reversed().first(where: {
+                let skipped = ((0...frames).reversed() + moreSkipped).first(where: {
                     agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + $0 * 2, frames: frames)
                 })
             {
