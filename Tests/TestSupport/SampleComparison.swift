@@ -189,7 +189,7 @@ public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allo
 
 /// How `actual` differs from `expected`, as ``glitchDescription(_:in:limit:)`` shows it, and when
 /// ``droppedFrames(_:in:allowing:)`` returns nil, which glitch `allowance` did not forgive and why (where it is, and how
-/// near a forgivable one came), in a line a person can read. For a failure message.
+/// near a forgivable one came), in a line a person can read. For a failure message; a pure function, for any thread.
 public func glitchReport(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> String {
     let glitches = glitchDescription(actual, in: expected) ?? "no glitch"
     guard case .refused(let reason) = droppedFramesWalk(actual, in: expected, allowing: allowance) else {
@@ -291,14 +291,16 @@ private func glitchFrames(
             // `frames` of silence where the reference went on by `skipped` frames: in its place when they are as many,
             // inserted when none was skipped, a lost quantum's silence that lasted longer when fewer, and quanta lost
             // beside one played as silence when more (tried only where the silence ends, and after the others).
-            let silenceEnds =
-                silencedEnd + 1 < actual.count && (actual[silencedEnd] != 0 || actual[silencedEnd + 1] != 0)
-            let mostSkipped = min(maximumFrames, (expected.count - glitchInExpected) / 2)
-            let moreSkipped = silenceEnds && mostSkipped > frames ? Array((frames + 1)...mostSkipped) : []
+            func agreesAfterSilence(skipping skipped: Int) -> Bool {
+                agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + skipped * 2, frames: frames)
+            }
+            func skippedBeyondSilence() -> Int? {
+                let silenceEnds = silencedEnd + 1 < actual.count && actual[silencedEnd..<(silencedEnd + 2)] != [0, 0]
+                let mostSkipped = silenceEnds ? min(maximumFrames, (expected.count - glitchInExpected) / 2) : frames
+                return stride(from: frames + 1, through: mostSkipped, by: 1).first(where: agreesAfterSilence)
+            }
             if silencedInPlace, silencedEnd <= actual.count,
-                let skipped = ((0...frames).reversed() + moreSkipped).first(where: {
-                    agrees(actualFrom: silencedEnd, expectedFrom: glitchInExpected + $0 * 2, frames: frames)
-                })
+                let skipped = (0...frames).reversed().first(where: agreesAfterSilence) ?? skippedBeyondSilence()
             {
                 (actualAt, expectedAt, placed) = (silencedEnd, glitchInExpected + skipped * 2, true)
                 missing += skipped - frames

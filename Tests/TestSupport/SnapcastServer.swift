@@ -103,7 +103,8 @@ public final class SnapcastServer: Sendable {
         Self.hardSyncs(inClientLog: try logLines("client-\(room).log"))
     }
 
-    /// The hard resyncs ``hardSyncs(room:)`` counts in the lines of a snapclient 0.26 log at debug level.
+    /// The hard resyncs ``hardSyncs(room:)`` counts in the lines of a snapclient 0.26 log at debug level. A pure
+    /// function, for any thread.
     public static func hardSyncs(inClientLog lines: [Substring]) -> Int {
         let causes = ["full() && (abs(", "abs(age > 500)", "Exception:"]
         let syncedAgain = ["Silent frames: ", "dropping old chunks"]
