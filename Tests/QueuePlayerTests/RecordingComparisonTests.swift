@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import TestTiers
 import Testing
@@ -135,7 +136,7 @@ struct RecordingComparisonTests {
         let behind = channel(0, frames: 0..<1_024) + silence + channel(0, frames: 1_024..<3_488)
         let apart = zip(behind, right).flatMap { [$0, $1] }
         #expect(
-            glitchReport(apart, in: reference, allowing: upToTwoQuanta).hasSuffix(
+            glitchReport(apart, in: reference, allowing: upToTwoQuanta).contains(
                 "left alone forgiven, -512 frames missing; right alone forgiven, 0 frames missing"))
     }
 
@@ -273,6 +274,25 @@ struct RecordingComparisonTests {
         #expect(
             glitchReport(dropped + reference.prefix(1_100), in: reference, allowing: upToOneQuantum).contains(
                 "refused: the recording goes on 550 frames past the reference's end, 512 frames missing"))
+    }
+
+    @Test("a refused recording and its reference are kept sample for sample where asked, and nowhere otherwise")
+    func keptRecordings() throws {
+        let folder = Scratch.newFolder("kept") + "/refused"
+        let heard = removing(frames: 2_000..<2_512, of: reference)
+        #expect(KeptRecordings.keep(heard, reference: reference, in: folder).hasPrefix("; kept as \(folder)/refused-"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(names.count == 2)
+        func samples(endingWith suffix: String) throws -> [Int16] {
+            let name = try #require(names.first { $0.hasSuffix(suffix) })
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(name)")))
+            return stride(from: 0, to: bytes.count - 1, by: 2).map {
+                Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+            }
+        }
+        #expect(try samples(endingWith: ".heard.s16") == heard)
+        #expect(try samples(endingWith: ".reference.s16") == reference)
+        #expect(KeptRecordings.keep(heard, reference: reference, in: nil) == "")
     }
 
     @Test("the start of a reference is found after other sound, also when a correction falls in its first frames")

@@ -97,12 +97,12 @@ public func glitchDescription(_ actual: [Int16], in expected: [Int16], limit: In
 
 /// Finds `reference` (interleaved stereo) in a monitor recording, starting at the recording's first sound, and
 /// describes any difference: a changed sample, a gap, or sound after the end. Nil when the recording holds the
-/// reference exactly, surrounded only by silence.
+/// reference exactly, surrounded only by silence. A recording it refuses is kept (``KeptRecordings``).
 ///
 /// What `allowance` forgives may be missing from the recording, silent in its place, silence inserted into it, or
-/// silence longer or shorter than the frames it took the place of, the rest still exact: what a monitor of PipeWire's
-/// graph records when the graph loses quanta, or plays one late (``PulseServer/Kind/droppedQuanta(during:)``). One glitch
-/// more, a longer one, or any other change still differs.
+/// silence longer or shorter than the frames it took the place of, the rest still exact: what a monitor of
+/// PipeWire's graph records when the graph loses quanta, or plays one late
+/// (``PulseServer/Kind/droppedQuanta(during:)``). One glitch more, a longer one, or any other change still differs.
 public func recordingDifference(
     _ recording: [Int16], reference: [Int16], allowing allowance: GlitchAllowance = .none
 ) -> String? {
@@ -120,11 +120,12 @@ public func recordingDifference(
         let glitches = glitchDescription(heard, in: reference).map { " (\($0))" } ?? ""
         let refusal = if case .refused(let reason) = walk { "; refused: \(reason)" } else { "" }
         return "from frame \(start / 2) of the recording: \(sampleDifference(span, reference) ?? "a second glitch")"
-            + glitches + refusal
+            + glitches + refusal + KeptRecordings.keep(recording, reference: reference)
     }
     let end = start + reference.count - missing * 2
     if let late = recording[end...].firstIndex(where: { $0 != 0 }) {
-        return "sound after the end, at recording frame \(late / 2)"
+        let kept = KeptRecordings.keep(recording, reference: reference)
+        return "sound after the end, at recording frame \(late / 2)\(kept)"
     }
     return nil
 }
@@ -188,14 +189,15 @@ public func droppedFrames(_ actual: [Int16], in expected: [Int16], allowing allo
 }
 
 /// How `actual` differs from `expected`, as ``glitchDescription(_:in:limit:)`` shows it, and when
-/// ``droppedFrames(_:in:allowing:)`` returns nil, which glitch `allowance` did not forgive and why (where it is, and how
-/// near a forgivable one came), in a line a person can read. For a failure message; a pure function, for any thread.
+/// ``droppedFrames(_:in:allowing:)`` returns nil, which glitch `allowance` did not forgive and why (where it is, and
+/// how near a forgivable one came), in a line a person can read, and where the two were kept (``KeptRecordings``).
+/// For a failure message, from any thread.
 public func glitchReport(_ actual: [Int16], in expected: [Int16], allowing allowance: GlitchAllowance) -> String {
     let glitches = glitchDescription(actual, in: expected) ?? "no glitch"
     guard case .refused(let reason) = droppedFramesWalk(actual, in: expected, allowing: allowance) else {
         return glitches
     }
-    return "\(glitches); refused: \(reason)"
+    return "\(glitches); refused: \(reason)" + KeptRecordings.keep(actual, reference: expected)
 }
 
 private func droppedFramesWalk(
