@@ -2,8 +2,10 @@ import Foundation
 
 /// Where a comparison that refuses a recording writes it and its reference, so that a failure seen once can be read
 /// again afterwards: the folder `QUEUEPLAYER_TEST_KEEP` names, or none when it is unset (then nothing is written).
+/// Threading: none of its own; its members may be called from any thread.
 public enum KeptRecordings {
-    /// The folder `QUEUEPLAYER_TEST_KEEP` names, or nil.
+    /// The folder `QUEUEPLAYER_TEST_KEEP` names, or nil when it is unset or empty. Read from the environment at each
+    /// call, from any thread.
     public static var folder: String? {
         ProcessInfo.processInfo.environment["QUEUEPLAYER_TEST_KEEP"].flatMap { $0.isEmpty ? nil : $0 }
     }
