@@ -6,9 +6,8 @@ import Testing
 
 @testable import QueuePlayer
 
-/// A decode-ahead ring of 4 s, before a 5 s first item: the next item is decoded about 1 s after the start, and an
-/// edit made once the test sees that lands while the first item plays as long as the test's task runs within the
-/// 4 s left, which it does on a loaded machine.
+/// A decode-ahead ring of at least 4 s (5.9 s once rounded up to a power of two): a 5 s first item fits in it whole,
+/// so the next item is opened and decoded ahead from the start.
 let fourSecondsAhead = 176_400
 
 /// Reads the engine's events until the first item is being heard and the next one has been opened behind it (its
@@ -33,20 +32,34 @@ func namesUntilQueueEnd(_ iterator: inout AsyncStream<PlaybackEvent>.Iterator) a
     return names
 }
 
-/// Alone: each edit must land while a 5 s item plays on a real-time null sink, and beside the parallel tiers the
-/// test's task ran only after the item had ended (under ThreadSanitizer, and in 2 of 4 plain fresh-clone runs).
-@Suite("Queue edits while playing", .tier(.alone))
+/// On a stepped sink, so that each edit lands where the test puts it: audio time moves only as the test renders, and
+/// however late the test's task runs (under ThreadSanitizer, or on a loaded machine) the playing item cannot end
+/// first. On a real-time sink it did, even alone.
+@Suite("Queue edits while playing", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct QueueEditTests {
+    /// Half a second of the first item: heard before each edit.
+    private let heardBeforeEdit = 22_050
+
+    /// Returns once the edits made so far have been carried out (what was decoded ahead dropped and the output
+    /// flushed, or what follows the playing item cut): only then is what the test renders what they left.
+    private func editsCarriedOut(_ engine: PlaybackEngine) throws {
+        try #require(engine.waitUntilRestartsAreCarriedOut(until: .now() + 10), "the edits were not carried out")
+    }
+
     @Test("inserting after the playing item, while the next is already decoded, plays it in between, sample-exact")
     func insertBetweenDecodedItems() async throws {
-        let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
+        let sink = SteppedSink()
         let engine = playing(["stereo-44k-5s", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: fourSecondsAhead)
         var iterator = engine.events.makeAsyncIterator()
+        var heard = try sink.renderAll(frames: heardBeforeEdit)
         var names = await untilNextIsDecoded(&iterator)
         let playingEntry = try #require(engine.queue().first)
         let inserted = engine.insert([Fixtures.mp3("join-2")], after: playingEntry)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["stereo-44k-5s.mp3", "join-2.mp3", "join-3.mp3"])
         #expect(inserted.count == 1)
+        try editsCarriedOut(engine)
+        let reference = try ["stereo-44k-5s", "join-2", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
+        heard += try sink.renderAll(frames: reference.count / 2 - heardBeforeEdit)
         names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(
@@ -54,35 +67,36 @@ struct QueueEditTests {
                 "start stereo-44k-5s", "end stereo-44k-5s", "start join-2", "end join-2", "start join-3", "end join-3",
                 "queue end",
             ])
-        let reference = try ["stereo-44k-5s", "join-2", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
-        #expect(sampleDifference(sink.takeRecording(), reference) == nil)
+        #expect(sampleDifference(heard, reference) == nil)
     }
 
     @Test("removing the item decoded ahead drops it, and the one after follows sample-exact")
     func removeDecodedAhead() async throws {
-        let sink = NullSink(pacing: .realTime, recordingFrames: 600_000)
+        let sink = SteppedSink()
         let engine = playing(
             ["stereo-44k-5s", "join-2", "join-3"].map(Fixtures.mp3), on: sink, bufferFrames: fourSecondsAhead)
         var iterator = engine.events.makeAsyncIterator()
+        var heard = try sink.renderAll(frames: heardBeforeEdit)
         var names = await untilNextIsDecoded(&iterator)
-        // Required, not indexed: a queue that moved on would fail the test, not crash every test in the process.
         let next = try #require(engine.queue().dropFirst().first, "the queue moved on: \(engine.queue())")
         #expect(next.url.lastPathComponent == "join-2.mp3")
         engine.remove(next)
         #expect(engine.queue().map(\.url.lastPathComponent) == ["stereo-44k-5s.mp3", "join-3.mp3"])
+        try editsCarriedOut(engine)
+        let reference = try ["stereo-44k-5s", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
+        heard += try sink.renderAll(frames: reference.count / 2 - heardBeforeEdit)
         names += await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(names == ["start stereo-44k-5s", "end stereo-44k-5s", "start join-3", "end join-3", "queue end"])
-        let reference = try ["stereo-44k-5s", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
-        #expect(sampleDifference(sink.takeRecording(), reference) == nil)
+        #expect(sampleDifference(heard, reference) == nil)
     }
 
     @Test("removing the playing item moves on; edits to items not yet decoded only change the order")
     func removePlayingAndEditPending() async throws {
-        let sink = NullSink(pacing: .realTime)
-        // A 5 s first item: the edits below land while it plays, even on a loaded machine.
+        let sink = SteppedSink()
         let engine = playing(["stereo-44k-5s", "stereo-48k", "join-2"].map(Fixtures.mp3), on: sink)
         var iterator = engine.events.makeAsyncIterator()
+        var heard = try sink.renderAll(frames: heardBeforeEdit)
         #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
         let queued = engine.queue()
         try #require(queued.count == 3, "the queue moved on: \(queued)")
@@ -91,22 +105,32 @@ struct QueueEditTests {
         engine.remove(queued[1])
         engine.remove(queued[0])
         #expect(engine.queue().map(\.url.lastPathComponent) == ["join-2.mp3", "join-3.mp3"])
+        try editsCarriedOut(engine)
+        let rest = try ["join-2", "join-3"].flatMap { try Fixtures.referenceFloat($0) }
+        heard += try sink.renderAll(frames: rest.count / 2)
         let names = await namesUntilQueueEnd(&iterator)
         engine.shutdown()
         #expect(names == ["start join-2", "end join-2", "start join-3", "end join-3", "queue end"])
+        let reference = try Array(Fixtures.referenceFloat("stereo-44k-5s").prefix(heardBeforeEdit * 2)) + rest
+        #expect(sampleDifference(heard, reference) == nil, "the removed item stops where it was heard")
     }
 
     @Test("removing everything stops playback and ends the queue; adding afterwards plays again")
     func removeAll() async throws {
-        let sink = NullSink(pacing: .realTime)
+        let sink = SteppedSink()
         let engine = playing(["stereo-44k-5s", "join-1"].map(Fixtures.mp3), on: sink)
         var iterator = engine.events.makeAsyncIterator()
+        _ = try sink.renderAll(frames: heardBeforeEdit)
         #expect(await nextHeard(&iterator) == "start stereo-44k-5s")
         engine.removeAll()
         #expect(engine.queue().isEmpty)
+        try editsCarriedOut(engine)
         #expect(await nextHeard(&iterator) == "queue end")
         engine.enqueue([Fixtures.mp3("join-2")])
+        let heard = try sink.renderAll(frames: heardBeforeEdit)
         #expect(await nextHeard(&iterator) == "start join-2")
         engine.shutdown()
+        let reference = try Fixtures.referenceFloat("join-2")
+        #expect(sampleDifference(heard, Array(reference.prefix(heard.count))) == nil, "join-2 from its first frame")
     }
 }
