@@ -51,7 +51,18 @@ struct NetworkSoak {
         var descriptorKinds = (afterWarmUp: "", atPeak: "")
         var threads = (afterWarmUp: 0, peak: 0)
         var residentMiB = (afterWarmUp: 0.0, peak: 0.0)
+        /// Resident memory (MiB) at the end of every outage from the warm-up's last on: a trend tells a leak from a
+        /// step.
+        var residentByCycle: [Double] = []
         var wallSeconds = 0.0
+
+        /// ``residentByCycle`` at each tenth of the cycles measured, the first and the last included (every cycle's
+        /// when there are 11 or fewer).
+        var residentByTenth: [Double] {
+            guard residentByCycle.count > 11 else { return residentByCycle }
+            let last = residentByCycle.count - 1
+            return (0...10).map { residentByCycle[$0 * last / 10] }
+        }
 
         var description: String {
             let returns = outages.map(\.soundBack).sorted()
@@ -62,12 +73,14 @@ struct NetworkSoak {
                 \(outages.count - down) of the source; \(Self.format(outages.map(\.seconds).reduce(0, +))) s in all, \
                 longest \(Self.format(outages.map(\.seconds).max() ?? 0)) s); sound back after the station answered: \
                 median \(Self.format(median)) s, slowest \(Self.format(returns.last ?? 0)) s; \(titlesHeard) titles \
-                heard; \(unexpectedGaps) gaps without an outage; \(icecastCrashes) icecast2 crashes; \(episodesBitExact) of \(episodes) episodes \
+                heard; \(unexpectedGaps) gaps without an outage; \(icecastCrashes) icecast2 crashes; \
+                \(episodesBitExact) of \(episodes) episodes \
                 bit-exact through \(drops) drops; \(warnings) warnings; after \(NetworkSoak.warmUpCycles) outages \
                 and at most after them: descriptors \(descriptors.afterWarmUp) (\(descriptorKinds.afterWarmUp)), \
                 \(descriptors.peak) (\(descriptorKinds.atPeak)); threads \
                 \(threads.afterWarmUp), \(threads.peak); resident \(Self.format(residentMiB.afterWarmUp)), \
-                \(Self.format(residentMiB.peak)) MiB; \
+                \(Self.format(residentMiB.peak)) MiB (by tenths of the outages after: \
+                \(residentByTenth.map(Self.format).joined(separator: " "))); \
                 \(Self.format(wallSeconds)) s
                 """
         }
@@ -253,6 +266,7 @@ extension NetworkSoak.Report {
         descriptors.peak = max(descriptors.peak, now.descriptors)
         threads.peak = max(threads.peak, now.threads)
         residentMiB.peak = max(residentMiB.peak, now.resident)
+        residentByCycle.append(now.resident)
     }
 }
 
