@@ -15,6 +15,13 @@ func playing(
     return engine
 }
 
+/// Returns once every skip, seek and edit given to `engine` so far has been carried out (what was decoded ahead
+/// dropped and the output flushed, or what follows the playing item cut), so that what a stepped test renders next
+/// is what they left; records a failure and throws after 10 s.
+func restartsCarriedOut(_ engine: PlaybackEngine) throws {
+    try #require(engine.waitUntilRestartsAreCarriedOut(until: .now() + 10), "the skips and edits were not carried out")
+}
+
 /// An engine on `sink` that has queued `urls`, not playing yet, with a decode-ahead ring of `bufferFrames`.
 func queued(
     _ urls: [URL], on sink: any AudioSink, bufferFrames: Int = Renderer.defaultBufferFrames

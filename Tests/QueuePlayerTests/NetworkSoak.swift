@@ -44,16 +44,19 @@ struct NetworkSoak {
         var drops = 0
         /// Warnings logged (a loss is told once, however many attempts it takes).
         var warnings = 0
-        /// Open descriptors, threads and resident memory (MiB) after ``warmUpCycles``, and the most of each after that.
+        /// Open descriptors and threads after ``warmUpCycles``, and the most of each after that.
         var descriptors = (afterWarmUp: 0, peak: 0)
         /// What the descriptors were, by kind (`socket`, `pipe`, `anon_inode`, a path), after the warm-up and at the
         /// peak: what grew, when something did.
         var descriptorKinds = (afterWarmUp: "", atPeak: "")
         var threads = (afterWarmUp: 0, peak: 0)
-        var residentMiB = (afterWarmUp: 0.0, peak: 0.0)
         /// Resident memory (MiB) at the end of every outage from the warm-up's last on: a trend tells a leak from a
         /// step.
         var residentByCycle: [Double] = []
+        /// Resident memory (MiB) after ``warmUpCycles``, and the most after that.
+        var residentMiB: (afterWarmUp: Double, peak: Double) {
+            (residentByCycle.first ?? 0, residentByCycle.max() ?? 0)
+        }
         var wallSeconds = 0.0
 
         /// ``residentByCycle`` at each tenth of the cycles measured, the first and the last included (every cycle's
@@ -259,13 +262,12 @@ extension NetworkSoak.Report {
             }, by: { $0 }
         ).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
         if cycle == NetworkSoak.warmUpCycles {
-            (descriptors.afterWarmUp, threads.afterWarmUp, residentMiB.afterWarmUp) = now
+            (descriptors.afterWarmUp, threads.afterWarmUp) = (now.descriptors, now.threads)
             descriptorKinds.afterWarmUp = kinds
         }
         if now.descriptors > descriptors.peak { descriptorKinds.atPeak = kinds }
         descriptors.peak = max(descriptors.peak, now.descriptors)
         threads.peak = max(threads.peak, now.threads)
-        residentMiB.peak = max(residentMiB.peak, now.resident)
         residentByCycle.append(now.resident)
     }
 }
