@@ -27,7 +27,10 @@ final class MPDConnectionHandler: ChannelInboundHandler {
     private var isClosing = false
     private var listener: Int?
     private let timeout: TimeAmount
-    /// Closes the connection once the client has said nothing for ``timeout``; not set while it idles.
+    /// When the client last sent a line or was answered an idle, on the loop's clock: the timeout counts from it.
+    private var lastHeard = NIODeadline.uptimeNanoseconds(0)
+    /// The check that closes the connection once the client has said nothing for ``timeout``: one at most, armed
+    /// when none is and moved on when it finds the client heard since, so that a line costs no timer of its own.
     private var expiry: Scheduled<Void>?
 
     /// A handler carrying out its client's commands with `runner`, telling it changes from `feed`, closing the
@@ -48,7 +51,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
             Self.tell(changed, to: handler)
         }
         write(Self.greeting, context: context)
-        scheduleExpiry(context: context)
+        countTimeout(context: context)
         context.fireChannelActive()
     }
 
@@ -59,7 +62,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         let (handler, context) = bound.value
         guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }
         handler.write(answer, context: context)
-        handler.scheduleExpiry(context: context)
+        handler.countTimeout(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -85,19 +88,27 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         guard waitingBytes <= MPDSession.maximumListBytes else { return close(context: context) }
         waiting.append(line)
         handleWaitingLines(context: context)
-        scheduleExpiry(context: context)
+        countTimeout(context: context)
     }
 
-    /// Counts the timeout from now, unless the client idles (MPD times out no idling client).
-    private func scheduleExpiry(context: ChannelHandlerContext) {
-        expiry?.cancel()
-        expiry = nil
-        guard !isClosing, !session.isIdling else { return }
+    /// Counts the timeout from now. An idling client is not timed out (as MPD's are not): a check that finds it
+    /// idling lapses, and the next line or idle answer arms one again.
+    private func countTimeout(context: ChannelHandlerContext) {
+        lastHeard = context.eventLoop.now
+        armExpiry(context: context)
+    }
+
+    private func armExpiry(context: ChannelHandlerContext) {
+        guard expiry == nil, !isClosing, !session.isIdling else { return }
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        expiry = context.eventLoop.scheduleTask(in: timeout) {
+        expiry = context.eventLoop.scheduleTask(deadline: lastHeard + timeout) {
             let (handler, context) = handler.value
+            handler.expiry = nil
             // A batch still running is the daemon's slowness, not the client's silence.
-            if handler.isRunning { return handler.scheduleExpiry(context: context) }
+            if handler.isRunning { handler.lastHeard = context.eventLoop.now }
+            guard context.eventLoop.now >= handler.lastHeard + handler.timeout else {
+                return handler.armExpiry(context: context)
+            }
             if !handler.session.isIdling { handler.close(context: context) }
         }
     }
