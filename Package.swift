@@ -154,7 +154,8 @@ let package = Package(
             // Not on RenderPathAudit, which it runs: a test bundle links the code of the executables it depends on,
             // and RenderPathAudit's interposers must stay in that process alone. `swift build` builds it.
             dependencies: [
-                "QueuePlayer", "TestSupport", "TestTiers", .product(name: "Logging", package: "swift-log"),
+                "CMalloc", "QueuePlayer", "TestSupport", "TestTiers",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

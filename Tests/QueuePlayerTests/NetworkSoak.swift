@@ -46,25 +46,34 @@ struct NetworkSoak {
         var warnings = 0
         /// Open descriptors and threads after ``warmUpCycles``, and the most of each after that.
         var descriptors = (afterWarmUp: 0, peak: 0)
-        /// What the descriptors were, by kind (`socket`, `pipe`, `anon_inode`, a path), after the warm-up and at the
-        /// peak: what grew, when something did.
+        /// Open descriptors at the end of every outage from the warm-up's last on.
+        var descriptorsByCycle: [Int] = []
+        /// What the descriptors were, by kind (`socket`, `pipe`, `[eventfd]` and the other anonymous kinds, a path),
+        /// after the warm-up and at the peak: what grew, when something did.
         var descriptorKinds = (afterWarmUp: "", atPeak: "")
         var threads = (afterWarmUp: 0, peak: 0)
         /// Resident memory (MiB) at the end of every outage from the warm-up's last on: a trend tells a leak from a
         /// step.
         var residentByCycle: [Double] = []
+        /// Bytes (MiB) the allocator has handed out and not had back, at the same points: what a leak grows.
+        /// Resident memory also holds what was freed and kept by the allocator's arenas.
+        var heapInUseByCycle: [Double] = []
         /// Resident memory (MiB) after ``warmUpCycles``, and the most after that.
         var residentMiB: (afterWarmUp: Double, peak: Double) {
             (residentByCycle.first ?? 0, residentByCycle.max() ?? 0)
         }
+        /// Heap in use (MiB) after ``warmUpCycles``, and the most after that.
+        var heapInUseMiB: (afterWarmUp: Double, peak: Double) {
+            (heapInUseByCycle.first ?? 0, heapInUseByCycle.max() ?? 0)
+        }
         var wallSeconds = 0.0
 
-        /// ``residentByCycle`` at each tenth of the cycles measured, the first and the last included (every cycle's
-        /// when there are 11 or fewer).
-        var residentByTenth: [Double] {
-            guard residentByCycle.count > 11 else { return residentByCycle }
-            let last = residentByCycle.count - 1
-            return (0...10).map { residentByCycle[$0 * last / 10] }
+        /// `figures` at each tenth of the cycles measured, the first and the last included (every cycle's when there
+        /// are 11 or fewer).
+        static func byTenth<Figure>(_ figures: [Figure]) -> [Figure] {
+            guard figures.count > 11 else { return figures }
+            let last = figures.count - 1
+            return (0...10).map { figures[$0 * last / 10] }
         }
 
         var description: String {
@@ -80,10 +89,13 @@ struct NetworkSoak {
                 \(episodesBitExact) of \(episodes) episodes \
                 bit-exact through \(drops) drops; \(warnings) warnings; after \(NetworkSoak.warmUpCycles) outages \
                 and at most after them: descriptors \(descriptors.afterWarmUp) (\(descriptorKinds.afterWarmUp)), \
-                \(descriptors.peak) (\(descriptorKinds.atPeak)); threads \
+                \(descriptors.peak) (\(descriptorKinds.atPeak); by tenths: \
+                \(Self.byTenth(descriptorsByCycle).map(String.init).joined(separator: " "))); threads \
                 \(threads.afterWarmUp), \(threads.peak); resident \(Self.format(residentMiB.afterWarmUp)), \
                 \(Self.format(residentMiB.peak)) MiB (by tenths of the outages after: \
-                \(residentByTenth.map(Self.format).joined(separator: " "))); \
+                \(Self.byTenth(residentByCycle).map(Self.format).joined(separator: " "))); heap in use \
+                \(Self.format(heapInUseMiB.afterWarmUp)), \(Self.format(heapInUseMiB.peak)) MiB (by tenths: \
+                \(Self.byTenth(heapInUseByCycle).map(Self.format).joined(separator: " "))); \
                 \(Self.format(wallSeconds)) s
                 """
         }
@@ -248,8 +260,8 @@ struct NetworkSoak {
 }
 
 extension NetworkSoak.Report {
-    /// Notes the process's open descriptors, threads and resident memory at the end of `cycle`: the baseline after
-    /// the warm-up, the peaks after it.
+    /// Notes the process's open descriptors, threads, resident memory and heap in use at the end of `cycle`: the
+    /// baseline after the warm-up, the peaks after it.
     fileprivate mutating func measure(cycle: Int) {
         guard cycle >= NetworkSoak.warmUpCycles else { return }
         let files = FileManager.default
@@ -258,6 +270,8 @@ extension NetworkSoak.Report {
         let kinds = Dictionary(
             grouping: ((try? files.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).map { fd in
                 let target = (try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?"
+                // `anon_inode:[eventfd]` is told by what it is; `socket:[1234]` and `pipe:[1234]` by their kind.
+                if target.hasPrefix("anon_inode:") { return String(target.dropFirst("anon_inode:".count)) }
                 return target.split(separator: ":").first.map(String.init) ?? target
             }, by: { $0 }
         ).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
@@ -268,7 +282,9 @@ extension NetworkSoak.Report {
         if now.descriptors > descriptors.peak { descriptorKinds.atPeak = kinds }
         descriptors.peak = max(descriptors.peak, now.descriptors)
         threads.peak = max(threads.peak, now.threads)
+        descriptorsByCycle.append(now.descriptors)
         residentByCycle.append(now.resident)
+        heapInUseByCycle.append(Soak.heapInUseMiB())
     }
 }
 
