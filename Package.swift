@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "QueuePlayer", .product(name: "Logging", package: "swift-log"),
+                "CMalloc", "QueuePlayer", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -154,8 +154,7 @@ let package = Package(
             // Not on RenderPathAudit, which it runs: a test bundle links the code of the executables it depends on,
             // and RenderPathAudit's interposers must stay in that process alone. `swift build` builds it.
             dependencies: [
-                "CMalloc", "QueuePlayer", "TestSupport", "TestTiers",
-                .product(name: "Logging", package: "swift-log"),
+                "QueuePlayer", "TestSupport", "TestTiers", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -39,11 +39,11 @@ package enum Playlist {
         guard let format = format(ofPath: path) else {
             throw Failure(path: path, reason: "not a playlist (.m3u, .m3u8 or .pls)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = FileContents.bytes(atPath: path) else {
             throw Failure(path: path, reason: "cannot be read; check that it exists and that you may read it")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        return try entries(in: text(of: [UInt8](data)), format: format, relativeTo: folder, path: path)
+        return try entries(in: text(of: bytes), format: format, relativeTo: folder, path: path)
     }
 
     /// The format a server's `Content-Type` names: M3U (`audio/x-mpegurl`, `audio/mpegurl`, `application/x-mpegurl`,

@@ -284,7 +284,7 @@ extension NetworkSoak.Report {
         threads.peak = max(threads.peak, now.threads)
         descriptorsByCycle.append(now.descriptors)
         residentByCycle.append(now.resident)
-        heapInUseByCycle.append(Soak.heapInUseMiB())
+        heapInUseByCycle.append(Heap.inUseMiB())
     }
 }
 

@@ -1,4 +1,3 @@
-import CMalloc
 import Dispatch
 import Foundation
 import Logging
@@ -175,13 +174,6 @@ struct Soak {
         let fields = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: " ")
         guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-    }
-
-    /// The bytes glibc's allocator has handed out and not had back, in MiB, over all its arenas (`mallinfo2`): small
-    /// blocks in use plus blocks mapped on their own. What was freed and kept for reuse is not counted.
-    static func heapInUseMiB() -> Double {
-        let info = mallinfo2()
-        return Double(info.uordblks + info.hblkhd) / 1_048_576
     }
 }
 

@@ -14,9 +14,7 @@ extension MPDCommandRunner {
         let location = try musicFolder.item(uri, isLocalClient: isLocalClient)
         guard location.hasPrefix("/") else { throw MPDError(.noExist, "No file exists") }
         let folder = String(location[..<(location.lastIndex(of: "/") ?? location.startIndex)])
-        let cover = Self.coverNames.lazy.compactMap { name in
-            FileManager.default.contents(atPath: "\(folder)/\(name)").map { [UInt8]($0) }
-        }.first
+        let cover = Self.coverNames.lazy.compactMap { name in FileContents.bytes(atPath: "\(folder)/\(name)") }.first
         guard let cover else { throw MPDError(.noExist, "No file exists") }
         guard offset <= cover.count else { throw MPDError(.argument, "Offset too large") }
         binary.stage(cover, from: offset)

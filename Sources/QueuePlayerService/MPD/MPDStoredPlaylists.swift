@@ -24,7 +24,9 @@ package struct MPDStoredPlaylists: Sendable {
 
     /// The songs of playlist `name`; "No such playlist" when there is none.
     package func songs(_ name: String) throws(MPDError) -> [String] {
-        guard let text = try? String(contentsOfFile: try path(name, mustExist: true), encoding: .utf8) else {
+        guard let bytes = FileContents.bytes(atPath: try path(name, mustExist: true)),
+            let text = String(validating: bytes, as: UTF8.self)
+        else {
             throw MPDError(.noExist, "No such playlist")
         }
         return text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
