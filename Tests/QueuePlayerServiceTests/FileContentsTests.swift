@@ -15,8 +15,8 @@ struct FileContentsTests {
 
     @Test("an empty file reads as no bytes, a missing one or a folder as nothing, any other as its bytes")
     func reads() throws {
-        FileManager.default.createFile(atPath: "\(folder)/empty.m3u", contents: Data())
-        FileManager.default.createFile(atPath: "\(folder)/one.m3u", contents: Data("a.mp3\n".utf8))
+        try Data().write(to: URL(fileURLWithPath: "\(folder)/empty.m3u"))
+        try Data("a.mp3\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/one.m3u"))
         #expect(FileContents.bytes(atPath: "\(folder)/empty.m3u") == [])
         #expect(FileContents.bytes(atPath: "\(folder)/one.m3u") == Array("a.mp3\n".utf8))
         #expect(FileContents.bytes(atPath: "\(folder)/missing.m3u") == nil)

@@ -3,13 +3,18 @@ import Synchronization
 
 /// A logger whose messages (with their levels) the test can read back.
 public final class CapturedLog: Sendable {
-    public init() {}
+    /// A log keeping the messages at `level` and above: every message by default; a run of hours keeps fewer, so
+    /// that what it holds does not grow its memory.
+    public init(keepingFrom level: Logger.Level = .trace) {
+        self.level = level
+    }
 
+    private let level: Logger.Level
     private let lines = Mutex<[(Logger.Level, String)]>([])
 
-    /// A logger that appends every message here, at every level.
+    /// A logger that appends every message kept here.
     public var logger: Logger {
-        Logger(label: "test") { _ in CapturingHandler(log: self) }
+        Logger(label: "test") { [level] _ in CapturingHandler(log: self, logLevel: level) }
     }
 
     /// Records one message.
@@ -26,8 +31,8 @@ public final class CapturedLog: Sendable {
 
 private struct CapturingHandler: LogHandler {
     let log: CapturedLog
+    var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }

@@ -64,30 +64,42 @@ public final class IcecastServer: Sendable {
     /// Calls `handler` (on any thread) each time icecast2 exits after it was up without being stopped: it crashed.
     public func onCrash(_ handler: @escaping @Sendable () -> Void) { server.onCrash(handler) }
 
+    /// The `Authorization` header of `user` (`source` or `admin`), whose password is ``sourcePassword``.
+    func authorization(_ user: String) -> String {
+        "Authorization: Basic " + Data("\(user):\(sourcePassword)".utf8).base64EncodedString()
+    }
+
     /// The listeners' URL of `mount` ("/radio.mp3").
     public func url(_ mount: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(mount)")! }
 
     /// Sets the title Icecast sends `mount`'s listeners, as a source's software or an operator does
-    /// (`/admin/metadata`, `mode=updinfo`), with Debian's curl.
-    public func setTitle(_ title: String, of mount: String) async -> Subprocess.Result {
-        var query = URLComponents(string: "http://127.0.0.1:\(port)/admin/metadata")!
+    /// (`/admin/metadata`, `mode=updinfo`). Throws when Icecast does not take it, with what it answered.
+    public func setTitle(_ title: String, of mount: String) async throws {
+        var query = URLComponents()
+        query.path = "/admin/metadata"
         query.queryItems = [
             .init(name: "mount", value: mount), .init(name: "mode", value: "updinfo"),
             .init(name: "song", value: title),
         ]
-        return await Subprocess.run(
-            "/usr/bin/curl", ["-sf", "--max-time", "10", "-u", "admin:\(sourcePassword)", query.url!.absoluteString],
-            environment: Fixtures.isolatedEnvironment())
+        let head = "GET \(query.string!) HTTP/1.0\r\nHost: 127.0.0.1\r\n\(authorization("admin"))\r\n\r\n"
+        let (channel, answer) = try await IcecastConnection.open(port: port, head: head)
+        try? await channel.close()
+        guard let answer, answer.split(separator: " ").dropFirst().first == "200" else {
+            throw IcecastRefusal(
+                description: "Icecast on port \(port) did not take the title \"\(title)\" for \(mount): "
+                    + (answer ?? "no answer"))
+        }
     }
+}
+
+/// What Icecast answered when it refused a source or a request.
+public struct IcecastRefusal: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// A source client for an ``IcecastServer``: `PUT`s an MP3 file to a mount, over and over, at 160 KB/s (several
 /// times real time) unless told a rate, until stopped.
 public final class IcecastSource: Sendable {
-    public struct Refused: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     private let channel: any Channel
     private let sending: RepeatedTask
 
@@ -101,14 +113,13 @@ public final class IcecastSource: Sendable {
         server: IcecastServer, mount: String, file: URL, name: String, bytesPerSecond: Int = 163_840
     ) async throws {
         let bytes = Array(try Data(contentsOf: file))
-        let credentials = Data("source:\(server.sourcePassword)".utf8).base64EncodedString()
         let head =
-            "PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic \(credentials)\r\n"
+            "PUT \(mount) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(server.authorization("source"))\r\n"
             + "Content-Type: audio/mpeg\r\nIce-Name: \(name)\r\nIce-Public: 0\r\n\r\n"
         var attempts = 0
         while true {
             attempts += 1
-            let connection = try? await Self.connect(port: server.port, head: head)
+            let connection = try? await IcecastConnection.open(port: server.port, head: head)
             if let (channel, answer) = connection, answer?.split(separator: " ").dropFirst().first == "200" {
                 self.channel = channel
                 break
@@ -118,7 +129,7 @@ public final class IcecastSource: Sendable {
             let restarted = try await server.startAgainIfItDied()
             guard answer == nil, attempts < 10 else {
                 let silence = connection == nil ? "it refused the connection" : "it closed the connection unanswered"
-                throw Refused(
+                throw IcecastRefusal(
                     description: "Icecast on port \(server.port) refused a source for \(mount): "
                         + (answer ?? "\(silence), \(attempts) times"))
             }
@@ -137,9 +148,21 @@ public final class IcecastSource: Sendable {
         }.get()
     }
 
+    /// False once the connection to Icecast is closed (by ``stop()``, or by Icecast going away).
+    public var isConnected: Bool { channel.isActive }
+
+    /// Stops sending and disconnects: Icecast drops the mount and its listeners.
+    public func stop() async throws {
+        sending.cancel()
+        try await channel.close()
+    }
+}
+
+/// One request to Icecast on a connection of its own.
+private enum IcecastConnection {
     /// Sends `head` on a new connection to `port` and returns the connection with the first line of Icecast's answer,
     /// or nil when it closed the connection (before or after the request was written) or said nothing for 5 s.
-    private static func connect(port: Int, head: String) async throws -> (channel: any Channel, answer: String?) {
+    static func open(port: Int, head: String) async throws -> (channel: any Channel, answer: String?) {
         let answered = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: String?.self)
         let channel: any Channel
         do {
@@ -159,15 +182,6 @@ public final class IcecastSource: Sendable {
         // Closed before the request could be written: dropped, as when unanswered.
         guard (try? await channel.writeAndFlush(ByteBuffer(string: head))) != nil else { return (channel, nil) }
         return (channel, try await answered.futureResult.get())
-    }
-
-    /// False once the connection to Icecast is closed (by ``stop()``, or by Icecast going away).
-    public var isConnected: Bool { channel.isActive }
-
-    /// Stops sending and disconnects: Icecast drops the mount and its listeners.
-    public func stop() async throws {
-        sending.cancel()
-        try await channel.close()
     }
 }
 

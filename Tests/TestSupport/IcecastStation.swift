@@ -55,13 +55,10 @@ public actor IcecastStation {
     }
 
     /// Sets the title Icecast sends listeners (``IcecastServer/setTitle(_:of:)``), announced again after a crash's
-    /// restart; nil when Icecast took it, else what curl said.
-    public func setTitle(_ title: String) async throws -> String? {
+    /// restart. Throws when Icecast does not take it.
+    public func setTitle(_ title: String) async throws {
         self.title = title
-        return try await afterLastChange { station in
-            let result = await station.server.setTitle(title, of: station.mount)
-            return result.status == 0 ? nil : "curl exited \(result.status): \(result.standardError)"
-        }
+        try await afterLastChange { station in try await station.server.setTitle(title, of: station.mount) }
     }
 
     private func crashed() async {
@@ -89,7 +86,7 @@ public actor IcecastStation {
         }
         source = try await IcecastSource(server: server, mount: mount, file: file, name: name)
         answeringSince = .now
-        if let title { _ = await server.setTitle(title, of: mount) }
+        if let title { try? await server.setTitle(title, of: mount) }
     }
 
     /// Runs `change` once the change before it has finished, whether or not that one threw, and returns its result.
