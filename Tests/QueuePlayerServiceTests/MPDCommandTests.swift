@@ -175,10 +175,10 @@ struct MPDCommandTests {
         buffering.snapshot.waiting = "buffering"
         var empty = sounding
         empty.snapshot.waiting = "no item to play"
-        #expect(MPDSubsystem.changes(from: sounding, to: reconnecting) == [.player])
-        #expect(MPDSubsystem.changes(from: reconnecting, to: buffering) == [.player], "the error went")
-        #expect(MPDSubsystem.changes(from: sounding, to: buffering).isEmpty)
-        #expect(MPDSubsystem.changes(from: buffering, to: empty).isEmpty)
+        #expect(MPDSubsystems.changes(from: sounding, to: reconnecting) == [.player])
+        #expect(MPDSubsystems.changes(from: reconnecting, to: buffering) == [.player], "the error went")
+        #expect(MPDSubsystems.changes(from: sounding, to: buffering).isEmpty)
+        #expect(MPDSubsystems.changes(from: buffering, to: empty).isEmpty)
         #expect(reconnecting.error == reconnecting.snapshot.waiting && buffering.error == nil && empty.error == nil)
     }
 

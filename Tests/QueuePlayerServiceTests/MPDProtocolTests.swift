@@ -74,6 +74,20 @@ struct MPDProtocolTests {
         #expect(session.receive("idle mixer") == .write("changed: mixer\nOK\n"), "kept for the next idle")
     }
 
+    @Test("idle knows MPD 0.23's subsystems by name and names every change in MPD's order")
+    func subsystemNames() {
+        let names = [
+            "database", "stored_playlist", "playlist", "player", "mixer", "output", "options", "partition", "sticker",
+            "subscription", "message", "neighbor", "mount", "update",
+        ]
+        #expect(MPDSubsystems.all.names == names)
+        #expect(names.map { MPDSubsystems(name: $0)?.names } == names.map { [$0] })
+        #expect(MPDSubsystems(name: "Player") == nil, "MPD's names are lower case")
+        var session = MPDSession()
+        #expect(session.receive("idle stored_playlist update") == .wait)
+        #expect(session.changed(.all) == "changed: stored_playlist\nchanged: update\nOK\n")
+    }
+
     @Test("a command list over MPD's 2 MiB closes the connection")
     func listLimit() {
         var session = MPDSession()

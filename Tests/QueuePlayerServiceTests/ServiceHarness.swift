@@ -70,9 +70,9 @@ final class ServiceHarness: Sendable {
     }
 
     /// What an idling MPD client is told from now on: each change of the player's state, as MPD's subsystems.
-    func mpdChanges() -> AsyncStream<Set<MPDSubsystem>> {
+    func mpdChanges() -> AsyncStream<MPDSubsystems> {
         let feed = MPDChangeFeed()
-        let (told, tell) = AsyncStream.makeStream(of: Set<MPDSubsystem>.self)
+        let (told, tell) = AsyncStream.makeStream(of: MPDSubsystems.self)
         _ = feed.add { tell.yield($0) }
         let following = feed.follow(controller)
         tell.onTermination = { [controller] _ in controller.removeChangeObserver(following) }

@@ -4,14 +4,14 @@ import Synchronization
 ///
 /// Threading: any thread; each connection's `tell` hops to its own event loop.
 package final class MPDChangeFeed: Sendable {
-    private let listeners = Mutex<(next: Int, tell: [Int: @Sendable (Set<MPDSubsystem>) -> Void])>((0, [:]))
+    private let listeners = Mutex<(next: Int, tell: [Int: @Sendable (MPDSubsystems) -> Void])>((0, [:]))
     /// The state last seen, which the next is compared with.
     private let last = Mutex<MPDPlayerState?>(nil)
 
     package init() {}
 
     /// Registers `tell`, called with each change from now on; returns what ``remove(_:)`` takes.
-    package func add(_ tell: @escaping @Sendable (Set<MPDSubsystem>) -> Void) -> Int {
+    package func add(_ tell: @escaping @Sendable (MPDSubsystems) -> Void) -> Int {
         listeners.withLock { listeners in
             defer { listeners.next += 1 }
             listeners.tell[listeners.next] = tell
@@ -34,12 +34,12 @@ package final class MPDChangeFeed: Sendable {
                 return last
             }
             guard let previous else { return }
-            tell(MPDSubsystem.changes(from: previous, to: state))
+            tell(MPDSubsystems.changes(from: previous, to: state))
         }
     }
 
     /// Tells every listener that `changed` changed (a stored playlist: a change no player state shows).
-    package func tell(_ changed: Set<MPDSubsystem>) {
+    package func tell(_ changed: MPDSubsystems) {
         guard !changed.isEmpty else { return }
         for tell in listeners.withLock({ Array($0.tell.values) }) { tell(changed) }
     }

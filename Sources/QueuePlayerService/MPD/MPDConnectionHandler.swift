@@ -57,7 +57,7 @@ final class MPDConnectionHandler: ChannelInboundHandler {
 
     /// Answers the bound handler's waiting `idle` with `changed`, or keeps it for the next. On its event loop.
     private static func tell(
-        _ changed: Set<MPDSubsystem>, to bound: NIOLoopBound<(MPDConnectionHandler, ChannelHandlerContext)>
+        _ changed: MPDSubsystems, to bound: NIOLoopBound<(MPDConnectionHandler, ChannelHandlerContext)>
     ) {
         let (handler, context) = bound.value
         guard !handler.isClosing, let answer = handler.session.changed(changed) else { return }

@@ -25,11 +25,11 @@ package struct MPDSession: Sendable {
     private enum Mode: Sendable {
         case commands
         case list(listOK: Bool, lines: [String], bytes: Int)
-        case idling(Set<MPDSubsystem>)
+        case idling(MPDSubsystems)
     }
 
     private var mode = Mode.commands
-    private var pending: Set<MPDSubsystem> = []
+    private var pending: MPDSubsystems = []
 
     package init() {}
 
@@ -83,7 +83,7 @@ package struct MPDSession: Sendable {
     }
 
     /// Notes `changed`; returns the answer to a waiting `idle` when it waits for one of them.
-    package mutating func changed(_ changed: Set<MPDSubsystem>) -> String? {
+    package mutating func changed(_ changed: MPDSubsystems) -> String? {
         pending.formUnion(changed)
         guard case .idling(let wanted) = mode, !pending.isDisjoint(with: wanted) else { return nil }
         mode = .commands
@@ -91,22 +91,22 @@ package struct MPDSession: Sendable {
     }
 
     private mutating func idle(_ names: [String]) -> Step {
-        var wanted: Set<MPDSubsystem> = []
+        var wanted: MPDSubsystems = []
         for name in names {
-            guard let subsystem = MPDSubsystem(rawValue: name) else {
+            guard let subsystem = MPDSubsystems(name: name) else {
                 return .write(MPDError(.argument, "Unrecognized idle event: \(name)", command: "idle").line(index: 0))
             }
             wanted.insert(subsystem)
         }
-        if wanted.isEmpty { wanted = Set(MPDSubsystem.allCases) }
+        if wanted.isEmpty { wanted = .all }
         guard pending.isDisjoint(with: wanted) else { return .write(answer(wanted)) }
         mode = .idling(wanted)
         return .wait
     }
 
-    private mutating func answer(_ wanted: Set<MPDSubsystem>) -> String {
-        let told = MPDSubsystem.allCases.filter { pending.contains($0) && wanted.contains($0) }
+    private mutating func answer(_ wanted: MPDSubsystems) -> String {
+        let told = pending.intersection(wanted)
         pending = []
-        return told.map { "changed: \($0.rawValue)\n" }.joined() + "OK\n"
+        return told.names.map { "changed: \($0)\n" }.joined() + "OK\n"
     }
 }

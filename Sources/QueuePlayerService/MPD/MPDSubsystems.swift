@@ -1,19 +1,55 @@
 import QueuePlayer
 import QueuePlayerControl
 
-/// What an MPD client's `idle` waits for, named and ordered as MPD names and prints them.
-package enum MPDSubsystem: String, CaseIterable, Sendable {
-    case database
-    case storedPlaylist = "stored_playlist"
-    case playlist, player, mixer, output, options, partition, sticker, subscription, message, neighbor, mount, update
+/// What an MPD client's `idle` waits for: a set of MPD's subsystems, a bit each, as MPD keeps them (a change told to
+/// every client is a union, an idle's answer an intersection, without hashing).
+package struct MPDSubsystems: OptionSet, Sendable {
+    package let rawValue: UInt16
+
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    package static let database = Self(rawValue: 1 << 0)
+    package static let storedPlaylist = Self(rawValue: 1 << 1)
+    package static let playlist = Self(rawValue: 1 << 2)
+    package static let player = Self(rawValue: 1 << 3)
+    package static let mixer = Self(rawValue: 1 << 4)
+    package static let output = Self(rawValue: 1 << 5)
+    package static let options = Self(rawValue: 1 << 6)
+    package static let partition = Self(rawValue: 1 << 7)
+    package static let sticker = Self(rawValue: 1 << 8)
+    package static let subscription = Self(rawValue: 1 << 9)
+    package static let message = Self(rawValue: 1 << 10)
+    package static let neighbor = Self(rawValue: 1 << 11)
+    package static let mount = Self(rawValue: 1 << 12)
+    package static let update = Self(rawValue: 1 << 13)
+
+    /// Each subsystem with its name, in the order MPD prints them (its bits' order).
+    private static let named: [(subsystem: Self, name: String)] = [
+        (.database, "database"), (.storedPlaylist, "stored_playlist"), (.playlist, "playlist"), (.player, "player"),
+        (.mixer, "mixer"), (.output, "output"), (.options, "options"), (.partition, "partition"),
+        (.sticker, "sticker"), (.subscription, "subscription"), (.message, "message"), (.neighbor, "neighbor"),
+        (.mount, "mount"), (.update, "update"),
+    ]
+
+    /// Every subsystem: what an `idle` without names waits for.
+    package static let all = Self(rawValue: (1 << 14) - 1)
+
+    /// The subsystem MPD names `name` (`stored_playlist`), or nil when MPD has none of that name.
+    package init?(name: String) {
+        guard let found = Self.named.first(where: { $0.name == name }) else { return nil }
+        self = found.subsystem
+    }
+
+    /// The names of the subsystems in this set, in MPD's order.
+    package var names: [String] { Self.named.filter { contains($0.subsystem) }.map(\.name) }
 
     /// What changed between `old` and `new` (each a snapshot with the queue read with it): `playlist` when the queue
     /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, its tags
     /// changed (a station's title), or `status`'s `error` came or went; `mixer` when the volume did; `options` when
     /// the repeat, single or shuffle mode did. Everything when there is no `old`.
-    package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> Set<MPDSubsystem> {
+    package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> MPDSubsystems {
         guard let old else { return [.playlist, .player, .mixer, .options] }
-        var changed: Set<MPDSubsystem> = []
+        var changed: MPDSubsystems = []
         if old.queue != new.queue || old.priorities != new.priorities { changed.insert(.playlist) }
         let (was, now) = (old.snapshot, new.snapshot)
         if was.status != now.status || was.current != now.current || was.jumps != now.jumps || old.error != new.error {
