@@ -15,6 +15,8 @@ public final class ServerProcess: Sendable {
     private struct Running {
         /// The running process; nil while stopped.
         var process: Process?
+        /// Signalled when `process` has exited (its termination handler).
+        var exited = DispatchSemaphore(value: 0)
         /// True once `process` answered on the ready port: an exit after that is a crash.
         var isUp = false
         /// True once `process`'s crash was told: its termination handler and ``start()`` may both find it.
@@ -35,9 +37,12 @@ public final class ServerProcess: Sendable {
     /// Starts the server and returns once it answers; throws, naming its log, when it exits or does not answer
     /// within 5 s.
     public func start() async throws {
-        let process = try Subprocess.launch(executable, arguments)
-        running.withLock { $0 = Running(process: process) }
-        process.terminationHandler = { [weak self] ended in self?.tellCrash(of: ended) }
+        let exited = DispatchSemaphore(value: 0)
+        let process = try Subprocess.launch(executable, arguments) { [weak self] ended in
+            exited.signal()
+            self?.tellCrash(of: ended)
+        }
+        running.withLock { $0 = Running(process: process, exited: exited) }
         // icecast2, snapserver and mpd tell no one when they listen (no sd_notify without systemd, nothing printed
         // that says so): the port is looked at every 10 ms, from a task that yields its thread meanwhile.
         let deadline = Date().addingTimeInterval(5)
@@ -57,11 +62,13 @@ public final class ServerProcess: Sendable {
     /// Stops the server at once, as a crash would: its clients lose their connections and its ports refuse until
     /// ``start()``. SIGKILL, because a child launched from one of the test runner's threads may inherit a mask that
     /// blocks SIGTERM (the daemon's signal handling blocks it, in-process too): `terminate()` then did nothing, and
-    /// the wait for the exit never ended.
+    /// the wait for the exit never ended. The exit is waited for on the termination handler, not with
+    /// `waitUntilExit()`, which gives the calling thread a run loop (three descriptors) for the rest of its life.
     public func stop() {
-        guard let process = running.withLock({ $0.process.take() }) else { return }
+        let stopping = running.withLock { running in running.process.take().map { ($0, running.exited) } }
+        guard let (process, exited) = stopping else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        exited.wait()
     }
 
     /// Starts the server again if it exited without being told to (it crashed), and says whether it did. Nothing

@@ -61,18 +61,16 @@ public enum Subprocess {
         try spawn(process)
     }
 
-    /// Starts `process`, one start at a time in this test process. Foundation's `Process` learns that a child has
-    /// exited when the child's end of a socket pair closes. A child started by another thread at that moment can
-    /// inherit that end (its list of descriptors to close is made before the pair exists), and the first child's
-    /// exit is then seen only when the second exits. Measured with a thread starting 2 s children in a loop beside
-    /// 200 starts of 10 ms ones: 3 to 6 of the 200 were seen to end only with a 2 s child that held their end; none
-    /// when starts take turns. Every child of a test is started through this. Any thread; blocks while another start
-    /// is under way.
+    /// Starts `process`, one start at a time in this test process, from one thread kept for it (``ChildStarter``).
+    /// Foundation's `Process` learns that a child has exited when the child's end of a socket pair closes. A child
+    /// started by another thread at that moment can inherit that end (its list of descriptors to close is made before
+    /// the pair exists), and the first child's exit is then seen only when the second exits. Measured with a thread
+    /// starting 2 s children in a loop beside 200 starts of 10 ms ones: 3 to 6 of the 200 were seen to end only with
+    /// a 2 s child that held their end; none when starts take turns. Every child of a test is started through this.
+    /// Any thread; blocks while the start, and any start before it, is under way.
     public static func spawn(_ process: Process) throws {
-        try starting.withLock { _ in try process.run() }
+        try ChildStarter.shared.run { try process.run() }
     }
-
-    private static let starting = Mutex<Void>(())
 
     /// Why a server a test needs could not be run.
     public struct LaunchError: Error, CustomStringConvertible {
@@ -80,13 +78,16 @@ public enum Subprocess {
     }
 
     /// Starts the server `executable` (a Debian package's) with `arguments` and returns it running, its input and
-    /// output on /dev/null. Throws an error naming it and `scripts/setup` when it cannot be run.
+    /// output on /dev/null; `onExit` is called (on any thread) when it exits. Throws an error naming it and
+    /// `scripts/setup` when it cannot be run.
     public static func launch(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        onExit: (@Sendable (Process) -> Void)? = nil
     )
         throws -> Process
     {
         let process = Process()
+        process.terminationHandler = onExit
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
