@@ -84,7 +84,7 @@ public final class IcecastServer: Sendable {
         let head = "GET \(query.string!) HTTP/1.0\r\nHost: 127.0.0.1\r\n\(authorization("admin"))\r\n\r\n"
         let (channel, answer) = try await IcecastConnection.open(port: port, head: head)
         try? await channel.close()
-        guard let answer, answer.split(separator: " ").dropFirst().first == "200" else {
+        guard let answer, IcecastConnection.isAccepted(answer) else {
             throw IcecastRefusal(
                 description: "Icecast on port \(port) did not take the title \"\(title)\" for \(mount): "
                     + (answer ?? "no answer"))
@@ -94,6 +94,7 @@ public final class IcecastServer: Sendable {
 
 /// What Icecast answered when it refused a source or a request.
 public struct IcecastRefusal: Error, CustomStringConvertible {
+    /// The port, the request refused, and Icecast's status line or why there was none.
     public let description: String
 }
 
@@ -120,7 +121,7 @@ public final class IcecastSource: Sendable {
         while true {
             attempts += 1
             let connection = try? await IcecastConnection.open(port: server.port, head: head)
-            if let (channel, answer) = connection, answer?.split(separator: " ").dropFirst().first == "200" {
+            if let (channel, answer) = connection, let answer, IcecastConnection.isAccepted(answer) {
                 self.channel = channel
                 break
             }
@@ -160,6 +161,11 @@ public final class IcecastSource: Sendable {
 
 /// One request to Icecast on a connection of its own.
 private enum IcecastConnection {
+    /// Whether `statusLine` (`HTTP/1.0 200 OK`) says Icecast took the request.
+    static func isAccepted(_ statusLine: String) -> Bool {
+        statusLine.split(separator: " ").dropFirst().first == "200"
+    }
+
     /// Sends `head` on a new connection to `port` and returns the connection with the first line of Icecast's answer,
     /// or nil when it closed the connection (before or after the request was written) or said nothing for 5 s.
     static func open(port: Int, head: String) async throws -> (channel: any Channel, answer: String?) {
