@@ -68,6 +68,16 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
             case .failed(_, let info): info
             }
         }
+
+        /// `field` of what opening found, nil before: reads one field where ``info`` would copy all of them (every
+        /// tag, retained and released again), which a snapshot of the player asks for several times.
+        func read<Field>(_ field: (OpenedEntry) -> Field) -> Field? {
+            switch self {
+            case .unopened: nil
+            case .ready(let info): field(info)
+            case .failed(_, let info): info.map { field($0) }
+            }
+        }
     }
 
     /// Creates an item for a local file, or for an MP3 file on a server (an `http` or `https` URL: a podcast
@@ -107,23 +117,25 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     /// stream (a radio station), which has no length, as AVFoundation has it.
     public var duration: MediaTime {
         state.withLock { state in
-            guard let info = state.opening.info, !info.isLive else { return .indefinite }
-            return MediaTime(value: Int64(info.frameCount), timescale: Int32(info.format.sampleRate))
+            state.opening.read { info in
+                guard !info.isLive else { return MediaTime.indefinite }
+                return MediaTime(value: Int64(info.frameCount), timescale: Int32(info.format.sampleRate))
+            } ?? .indefinite
         }
     }
 
     /// The format the item decodes to once it is ready: its sample rate, and two channels (every item is decoded to
     /// stereo 32-bit floating point); nil until then. Any thread.
-    public var format: AudioFormat? { state.withLock { $0.opening.info?.format } }
+    public var format: AudioFormat? { state.withLock { $0.opening.read { $0.format } } }
 
     /// The bit rate of the item's encoded audio once it is ready, in bits a second, as `AVAssetTrack`'s
     /// `estimatedDataRate` gives it: a constant bit rate file's rate, a variable one's mean over its length, a live
     /// stream's first frame's; nil until then, or when the stream tells none. Any thread.
-    public var estimatedDataRate: Int? { state.withLock { $0.opening.info?.estimatedDataRate } }
+    public var estimatedDataRate: Int? { state.withLock { $0.opening.read { $0.estimatedDataRate } ?? nil } }
 
     /// True once the item is ready and turned out to be a live stream (a radio station): its ``duration`` is
     /// ``MediaTime/indefinite``, it has no end, and a seek in it is refused.
-    public var isLive: Bool { state.withLock { $0.opening.info?.isLive ?? false } }
+    public var isLive: Bool { state.withLock { $0.opening.read { $0.isLive } ?? false } }
 
     /// The times a seek can reach, as AVFoundation's `seekableTimeRanges`: the whole item once it is ready; none
     /// for a live stream, or a remote file whose server does not answer `Range` requests (a seek in it is refused).
@@ -134,13 +146,13 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True once the item is ready and can be sought in.
-    private var isKnownToSeek: Bool { state.withLock { $0.opening.info?.isSeekable ?? false } }
+    private var isKnownToSeek: Bool { state.withLock { $0.opening.read { $0.isSeekable } ?? false } }
 
     /// True once the item is ready and turned out not to be seekable: a seek in it is refused.
-    var refusesSeeks: Bool { state.withLock { $0.opening.info.map { !$0.isSeekable } ?? false } }
+    var refusesSeeks: Bool { state.withLock { $0.opening.read { !$0.isSeekable } ?? false } }
 
     /// The tags; empty until the item is ready.
-    public var metadata: ItemMetadata { state.withLock { $0.opening.info?.metadata ?? ItemMetadata() } }
+    public var metadata: ItemMetadata { state.withLock { $0.opening.read { $0.metadata } ?? ItemMetadata() } }
 
     // MARK: Buffering
 
