@@ -96,6 +96,41 @@ def idle_delays(port, count=200):
     return percentile(delays, 0.5), percentile(delays, 0.99)
 
 
+def cpu_seconds(pid):
+    """The CPU time all of `pid`'s threads have run, from the scheduler's own count (nanoseconds, not ticks)."""
+    tasks = f"/proc/{pid}/task"
+    total = 0
+    for task in os.listdir(tasks):
+        try:
+            with open(f"{tasks}/{task}/schedstat") as file:
+                total += int(file.read().split()[0])
+        except FileNotFoundError:
+            pass  # a thread that ended between the listing and the read
+    return total / 1e9
+
+
+def cpu_per_command(port, pid, statuses=5000, changes=2000):
+    """Microseconds of the server's CPU for one `status`, and for one `setvol` told to an idling client (with
+    whatever the server does after it, such as saving its state), each back to back on loopback. Less noisy than
+    the round trips: it counts the work done, not the wait for a CPU."""
+    idler, actor = Client(port), Client(port)
+    actor.ask("setvol 40")
+    started = cpu_seconds(pid)
+    for _ in range(statuses):
+        actor.ask("status")
+    status = (cpu_seconds(pid) - started) / statuses * 1e6
+    started = cpu_seconds(pid)
+    for index in range(changes):
+        idler.send("idle mixer")
+        actor.send(f"setvol {50 + index % 2}")
+        idler.read()
+        actor.read()
+    change = (cpu_seconds(pid) - started) / changes * 1e6
+    idler.close()
+    actor.close()
+    return status, change
+
+
 def descriptors(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -174,22 +209,28 @@ def report(daemon, item, runs, cycle_count=100_000):
               f"medians of {runs} runs):")
         # The servers take turns, run by run: this machine's speed drifts by half over minutes, which measuring one
         # server's runs and then the other's would count as a difference between them.
-        servers = (("queueplayer", ours_port), ("mpd", theirs_port))
-        trips, delays = {name: [] for name, _ in servers}, {name: [] for name, _ in servers}
+        servers = (("queueplayer", ours_port, ours.pid), ("mpd", theirs_port, theirs.pid))
+        trips, delays, costs = ({name: [] for name, *_ in servers} for _ in range(3))
         for _ in range(runs):
-            for name, port in servers:
+            for name, port, pid in servers:
                 trips[name].append(round_trips(port))
                 delays[name].append(idle_delays(port))
+                costs[name].append(cpu_per_command(port, pid))
         figures = {}
-        for name, _ in servers:
+        for name, *_ in servers:
             figures[name] = {
                 "status p50": median(t[0] for t in trips[name]),
                 "status p99": median(t[1] for t in trips[name]),
                 "idle p50": median(d[0] for d in delays[name]),
                 "idle p99": median(d[1] for d in delays[name]),
+                "cpu status": median(c[0] for c in costs[name]),
+                "cpu change": median(c[1] for c in costs[name]),
             }
         for key in ("status p50", "status p99", "idle p50", "idle p99"):
             print(f"  {key:11} ours {figures['queueplayer'][key]:7.3f} ms   mpd {figures['mpd'][key]:7.3f} ms")
+        for key, what in (("cpu status", "a `status`"), ("cpu change", "a `setvol` told to an idler")):
+            print(f"  CPU for {what}: ours {figures['queueplayer'][key]:.1f} µs, mpd {figures['mpd'][key]:.1f} µs "
+                  f"({figures['queueplayer'][key] / figures['mpd'][key]:.2f}×)")
         check("MPD `status` round trip p99, against mpd's", f"{figures['queueplayer']['status p99']:.3f} ms",
               f"<= mpd's {figures['mpd']['status p99']:.3f} ms",
               figures["queueplayer"]["status p99"] <= figures["mpd"]["status p99"])
