@@ -3,6 +3,7 @@ import NIOCore
 import QueuePlayer
 import QueuePlayerControl
 import QueuePlayerService
+import Synchronization
 import TestSupport
 import TestTiers
 import Testing
@@ -43,6 +44,19 @@ struct SubscriptionTests {
             default: Issue.record("\(line) is not a subscription")
             }
         }
+    }
+
+    @Test("subscribers are told each change in the order they subscribed")
+    func toldInOrder() throws {
+        let service = try ServiceHarness()
+        let told = Mutex<[Int]>([])
+        let ids = (0..<8).map { index in
+            service.controller.observeChanges { _, _ in told.withLock { $0.append(index) } }
+        }
+        defer { ids.forEach(service.controller.removeChangeObserver) }
+        told.withLock { $0 = [] }
+        service.run(.volume(0.5, relative: false))
+        #expect(told.withLock { $0 } == Array(0..<8))
     }
 
     @Test("entering the background and coming back are changes a subscriber is told")

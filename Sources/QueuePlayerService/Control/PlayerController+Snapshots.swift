@@ -154,7 +154,9 @@ extension PlayerController {
     }
 
     /// Tells subscribers the current snapshot, if it or the queue changed since they were last told, and returns
-    /// whether it told any. With no subscriber, costs nothing.
+    /// whether it told any. With no subscriber, costs nothing. They are told in the order they subscribed: the
+    /// daemon's MPD listener, which answers an idling client on this thread, before MPRIS and the socket's
+    /// followers, which wake tasks of their own.
     @discardableResult
     package func broadcast() -> Bool {
         telling.withLock { _ in
@@ -164,7 +166,7 @@ extension PlayerController {
             let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, QueueListing) -> Void] in
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue)
-                return Array(state.subscribers.values)
+                return state.subscribers.sorted { $0.key < $1.key }.map(\.value)
             }
             for tell in subscribers { tell(current, queue) }
             return !subscribers.isEmpty
