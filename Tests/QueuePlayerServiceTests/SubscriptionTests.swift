@@ -46,7 +46,7 @@ struct SubscriptionTests {
         }
     }
 
-    @Test("subscribers are told each change in the order they subscribed")
+    @Test("subscribers are told each change in the order they subscribed, and none after it stops")
     func toldInOrder() throws {
         let service = try ServiceHarness()
         let told = Mutex<[Int]>([])
@@ -57,6 +57,12 @@ struct SubscriptionTests {
         told.withLock { $0 = [] }
         service.run(.volume(0.5, relative: false))
         #expect(told.withLock { $0 } == Array(0..<8))
+        // Those that stop are told no more; the others keep their turns.
+        service.controller.removeChangeObserver(ids[2])
+        service.controller.removeChangeObserver(ids[5])
+        told.withLock { $0 = [] }
+        service.run(.volume(0.6, relative: false))
+        #expect(told.withLock { $0 } == [0, 1, 3, 4, 6, 7])
     }
 
     @Test("entering the background and coming back are changes a subscriber is told")

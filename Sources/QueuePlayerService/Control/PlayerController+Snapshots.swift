@@ -139,10 +139,8 @@ extension PlayerController {
         telling.withLock { _ in
             let current = (snapshot: snapshot(), queue: queueListing())
             let id = state.withLock { state in
-                defer { state.nextSubscriber += 1 }
-                state.subscribers[state.nextSubscriber] = tell
                 state.told = current
-                return state.nextSubscriber
+                return state.subscribers.add(tell)
             }
             tell(current.snapshot, current.queue)
             return id
@@ -150,7 +148,7 @@ extension PlayerController {
     }
 
     private func unsubscribe(_ id: Int) {
-        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        state.withLock { $0.subscribers.remove(id) }
     }
 
     /// Tells subscribers the current snapshot, if it or the queue changed since they were last told, and returns
@@ -166,7 +164,7 @@ extension PlayerController {
             let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, QueueListing) -> Void] in
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue)
-                return state.subscribers.sorted { $0.key < $1.key }.map(\.value)
+                return state.subscribers.values
             }
             for tell in subscribers { tell(current, queue) }
             return !subscribers.isEmpty

@@ -42,9 +42,8 @@ package final class PlayerController: Sendable {
         var episodeDetails: [String: EpisodeDetails] = [:]
         /// What subscribers were last told.
         var told: (snapshot: PlayerSnapshot, queue: QueueListing)?
-        /// Each subscriber's way of being told a snapshot and the queue read with it.
-        var subscribers: [Int: @Sendable (PlayerSnapshot, QueueListing) -> Void] = [:]
-        var nextSubscriber = 0
+        /// Each subscriber's way of being told a snapshot and the queue read with it, in the order they subscribed.
+        var subscribers = Registrations<@Sendable (PlayerSnapshot, QueueListing) -> Void>()
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
         var failingSaves: Set<String> = []

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Threading: any thread; each connection's `tell` hops to its own event loop.
 package final class MPDChangeFeed: Sendable {
-    private let listeners = Mutex<(next: Int, tell: [Int: @Sendable (MPDSubsystems) -> Void])>((0, [:]))
+    private let listeners = Mutex(Registrations<@Sendable (MPDSubsystems) -> Void>())
     /// The state last seen, which the next is compared with.
     private let last = Mutex<MPDPlayerState?>(nil)
 
@@ -12,15 +12,11 @@ package final class MPDChangeFeed: Sendable {
 
     /// Registers `tell`, called with each change from now on; returns what ``remove(_:)`` takes.
     package func add(_ tell: @escaping @Sendable (MPDSubsystems) -> Void) -> Int {
-        listeners.withLock { listeners in
-            defer { listeners.next += 1 }
-            listeners.tell[listeners.next] = tell
-            return listeners.next
-        }
+        listeners.withLock { $0.add(tell) }
     }
 
     package func remove(_ id: Int) {
-        _ = listeners.withLock { $0.tell.removeValue(forKey: id) }
+        listeners.withLock { $0.remove(id) }
     }
 
     /// Tells every listener what each change of `controller`'s state changed, from now until
@@ -41,6 +37,6 @@ package final class MPDChangeFeed: Sendable {
     /// Tells every listener that `changed` changed (a stored playlist: a change no player state shows).
     package func tell(_ changed: MPDSubsystems) {
         guard !changed.isEmpty else { return }
-        for tell in listeners.withLock({ Array($0.tell.values) }) { tell(changed) }
+        for tell in listeners.withLock({ $0.values }) { tell(changed) }
     }
 }

@@ -70,7 +70,7 @@ package struct MPDSession: Sendable {
             case "noidle":
                 return .wait
             default:
-                guard let request = try? MPDRequest.parse(line[...]), request.name == "idle" else {
+                guard Self.firstWordIsIdle(line), let request = try? MPDRequest.parse(line[...]) else {
                     return .execute(lines: [line], isList: false, listOK: false)
                 }
                 guard mayIdle else {
@@ -80,6 +80,11 @@ package struct MPDSession: Sendable {
                 return idle(request.arguments)
             }
         }
+    }
+
+    /// Whether `line` starts with the word `idle`: only such a line is parsed here (the runner parses the others).
+    private static func firstWordIsIdle(_ line: String) -> Bool {
+        line.utf8.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }.elementsEqual("idle".utf8)
     }
 
     /// Notes `changed`; returns the answer to a waiting `idle` when it waits for one of them.
