@@ -24,11 +24,13 @@ extension PlayerController {
         // An episode is named as its feed names it: the episode's title, and its show for an album; until it is
         // opened, its length is the feed's.
         let current = shown.map { shown in
-            EntryDetails(
-                id: shown.entry.id, url: shown.entry.location, title: details?.title ?? shown.item.metadata.title,
-                artists: shown.item.metadata.artists, album: details?.show ?? shown.item.metadata.album,
-                length: shown.length == 0 ? details?.duration ?? 0 : shown.length, isSeekable: shown.isSeekable,
-                published: details?.publishedDay, stationName: shown.item.metadata.stationName)
+            // Each of the item's getters reads it under its lock: the tags and the length once each.
+            let (metadata, length) = (shown.item.metadata, shown.length)
+            return EntryDetails(
+                id: shown.entry.id, url: shown.entry.location, title: details?.title ?? metadata.title,
+                artists: metadata.artists, album: details?.show ?? metadata.album,
+                length: length == 0 ? details?.duration ?? 0 : length, isSeekable: shown.isSeekable,
+                published: details?.publishedDay, stationName: metadata.stationName)
         }
         let status: PlaybackState =
             switch player.playbackState {
