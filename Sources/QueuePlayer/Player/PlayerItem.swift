@@ -61,13 +61,7 @@ public final class PlayerItem: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
-        var info: OpenedEntry? {
-            switch self {
-            case .unopened: nil
-            case .ready(let info): info
-            case .failed(_, let info): info
-            }
-        }
+        var info: OpenedEntry? { read { $0 } }
 
         /// `field` of what opening found, nil before: reads one field where ``info`` would copy all of them (every
         /// tag, retained and released again), which a snapshot of the player asks for several times.
