@@ -88,6 +88,18 @@ struct MPDProtocolTests {
         #expect(session.changed(.all) == "changed: stored_playlist\nchanged: update\nOK\n")
     }
 
+    @Test("what a glance shows a change touched is MPD's mixer, player, options and playlist; answers name them")
+    func aspectsAsSubsystems() {
+        #expect(MPDSubsystems(PlayerAspects.volume) == .mixer)
+        #expect(MPDSubsystems(PlayerAspects.playback) == .player)
+        #expect(MPDSubsystems(PlayerAspects.modes) == .options)
+        #expect(MPDSubsystems(PlayerAspects.queue) == .playlist)
+        #expect(MPDSubsystems(PlayerAspects([.volume, .queue])) == [.mixer, .playlist])
+        #expect(MPDSubsystems(PlayerAspects()) == [])
+        #expect(MPDSubsystems([.playlist, .mixer]).idleAnswer == "changed: playlist\nchanged: mixer\nOK\n")
+        #expect(MPDSubsystems().idleAnswer == "OK\n")
+    }
+
     @Test("a command list over MPD's 2 MiB closes the connection")
     func listLimit() {
         var session = MPDSession()

@@ -65,6 +65,42 @@ struct SubscriptionTests {
         #expect(told.withLock { $0 } == [0, 1, 3, 4, 6, 7])
     }
 
+    @Test("what a change touched is told before its snapshot; a change no glance shows, by the snapshot alone")
+    func aspectsFirst() throws {
+        enum Told: Equatable {
+            case aspects(PlayerAspects)
+            case snapshot(volume: Double, queued: [Int])
+        }
+        let service = try ServiceHarness()
+        let ids = service.add("join-1", "join-2", "join-3")
+        let told = Mutex<[Told]>([])
+        let id = service.controller.observeChanges(
+            aspects: { aspects in told.withLock { $0.append(.aspects(aspects)) } },
+            { snapshot, queue in
+                told.withLock { $0.append(.snapshot(volume: snapshot.volume, queued: queue.entries.map(\.id))) }
+            })
+        defer { service.controller.removeChangeObserver(id) }
+        told.withLock { $0 = [] }
+        service.run(.volume(0.5, relative: false))
+        service.run(.volume(0.5, relative: false))
+        service.run(.move(ids[2], to: 2))  // Behind the current entry: the same count, the same current.
+        #expect(
+            told.withLock { $0 } == [
+                .aspects(.volume), .snapshot(volume: 0.5, queued: ids),
+                .aspects([]),  // The same volume again: no change, and no snapshot.
+                .aspects([]), .snapshot(volume: 0.5, queued: [ids[0], ids[2], ids[1]]),
+            ])
+        told.withLock { $0 = [] }
+        service.run(.loop(.playlist))
+        service.run(.remove(ids[1]))
+        service.run(.play)
+        // Playing, the player's own events follow (an unpaced item ends at once): the first three changes are these.
+        let aspects = told.withLock { $0 }.compactMap { told in
+            if case .aspects(let aspects) = told, !aspects.isEmpty { aspects } else { nil }
+        }
+        #expect(Array(aspects.prefix(3)) == [.modes, .queue, .playback], "\(aspects)")
+    }
+
     @Test("entering the background and coming back are changes a subscriber is told")
     func lifecycleIsTold() async throws {
         let service = try ServiceHarness()

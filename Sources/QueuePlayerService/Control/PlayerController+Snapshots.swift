@@ -128,47 +128,76 @@ extension PlayerController {
     /// Calls `tell` with the snapshot and the queue now, then after every change of either, in order, on the thread
     /// that made the change and under the lock that orders the changes: it must return at once and call nothing of
     /// the controller (MPD's idle writes at once to a connection whose event loop made the change, and hands it to
-    /// the others' loops). Returns what ``removeChangeObserver(_:)`` takes.
-    package func observeChanges(_ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void) -> Int {
-        subscribe(tell)
+    /// the others' loops). With `aspects`, first calls that at every possible change, with what a glance at the
+    /// player shows it touched (possibly nothing), before the snapshot is taken: an observer that answers from that
+    /// alone answers sooner (the snapshot and its comparison take several microseconds); `tell` follows in the same
+    /// call of ``broadcast()`` when the snapshot or the queue changed. Returns what ``removeChangeObserver(_:)``
+    /// takes.
+    package func observeChanges(
+        aspects: (@Sendable (PlayerAspects) -> Void)? = nil,
+        _ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void
+    ) -> Int {
+        subscribe(Subscriber(aspects: aspects, snapshot: tell))
     }
 
-    /// Stops calling the observer ``observeChanges(_:)`` returned `id` for.
+    /// Stops calling the observer ``observeChanges(aspects:_:)`` returned `id` for.
     package func removeChangeObserver(_ id: Int) { unsubscribe(id) }
 
-    /// Registers `tell` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
+    /// Registers `tell` as a subscriber told snapshots only.
     private func subscribe(_ tell: @escaping @Sendable (PlayerSnapshot, QueueListing) -> Void) -> Int {
+        subscribe(Subscriber(aspects: nil, snapshot: tell))
+    }
+
+    /// Registers `subscriber` and tells it the snapshot and queue now; ``broadcast()`` tells it each change after.
+    private func subscribe(_ subscriber: Subscriber) -> Int {
         telling.withLock { _ in
             let current = (snapshot: snapshot(), queue: queueListing())
+            let settled = glance()
             let id = state.withLock { state in
-                state.told = current
-                return state.subscribers.add(tell)
+                state.told = (current.snapshot, current.queue, settled)
+                if subscriber.aspects != nil { state.aspectSubscribers += 1 }
+                return state.subscribers.add(subscriber)
             }
-            tell(current.snapshot, current.queue)
+            subscriber.snapshot(current.snapshot, current.queue)
             return id
         }
     }
 
     private func unsubscribe(_ id: Int) {
-        state.withLock { $0.subscribers.remove(id) }
+        state.withLock { state in
+            guard let removed = state.subscribers.remove(id) else { return }
+            if removed.aspects != nil { state.aspectSubscribers -= 1 }
+        }
     }
 
     /// Tells subscribers the current snapshot, if it or the queue changed since they were last told, and returns
     /// whether it told any. With no subscriber, costs nothing. They are told in the order they subscribed: the
     /// daemon's MPD listener, which answers an idling client on this thread, before MPRIS and the socket's
-    /// followers, which wake tasks of their own.
+    /// followers, which wake tasks of their own. Those that take ``PlayerAspects`` are told them first, from a
+    /// glance compared with the one taken after the last snapshot (so that a change is never told twice from
+    /// glances; one made while a snapshot was taken is told by the snapshot's comparison).
     @discardableResult
     package func broadcast() -> Bool {
         telling.withLock { _ in
-            guard !state.withLock({ $0.subscribers.isEmpty }) else { return false }
+            let aspectSubscribers = state.withLock { $0.subscribers.isEmpty ? nil : $0.aspectSubscribers }
+            guard let aspectSubscribers else { return false }
+            if aspectSubscribers > 0 {
+                let (subscribers, told) = state.withLock { ($0.subscribers.values, $0.told?.glance) }
+                let touched = told.map { glance().changes(since: $0) } ?? []
+                for subscriber in subscribers { subscriber.aspects?(touched) }
+                // The snapshot takes several microseconds: a client just answered reads first.
+                if !touched.isEmpty { Self.letToldClientsRead() }
+            }
             let current = snapshot()
             let queue = queueListing()
-            let subscribers = state.withLock { state -> [@Sendable (PlayerSnapshot, QueueListing) -> Void] in
+            let settled = aspectSubscribers > 0 ? glance() : nil
+            let subscribers = state.withLock { state -> [Subscriber] in
+                defer { state.told?.glance = settled }
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
-                state.told = (current, queue)
+                state.told = (current, queue, settled)
                 return state.subscribers.values
             }
-            for tell in subscribers { tell(current, queue) }
+            for subscriber in subscribers { subscriber.snapshot(current, queue) }
             return !subscribers.isEmpty
         }
     }
@@ -178,13 +207,17 @@ extension PlayerController {
     func tellThenSave(saves: Bool) {
         let told = broadcast()
         guard saves else { return }
-        // A socket write wakes its reader on the writer's CPU, as if the writer were about to block; the save that
-        // follows (0.1 to 0.15 ms) would keep a client just told waiting for that CPU. Yielding it once lets the
-        // client read first: an idling MPD client read its answer 21 µs after it was written instead of 95 (medians
-        // on the 2-core benchmark machine; mpd answers and goes back to waiting).
-        if told { sched_yield() }
+        // The save takes 0.1 to 0.15 ms.
+        if told { Self.letToldClientsRead() }
         saveAll()
     }
+
+    /// Yields the CPU once, before more work on this thread. A socket write wakes its reader on the writer's CPU, as
+    /// if the writer were about to block, so the work that follows (a snapshot, a save) would keep a client just
+    /// told waiting for that CPU; yielding lets the client read first: an idling MPD client read its answer 21 µs
+    /// after it was written instead of 95 (medians on the 2-core benchmark machine; mpd answers and goes back to
+    /// waiting).
+    private static func letToldClientsRead() { sched_yield() }
 
     /// Notes what the player reported: what changed is told, then saved (as a command's change is).
     package func note(_ event: PlaybackEvent) {

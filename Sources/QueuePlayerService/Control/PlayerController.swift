@@ -40,15 +40,24 @@ package final class PlayerController: Sendable {
         var savedEpisode: EpisodeCheckpoint?
         /// What feeds said of the episodes queued (or once queued), by URL.
         var episodeDetails: [String: EpisodeDetails] = [:]
-        /// What subscribers were last told.
-        var told: (snapshot: PlayerSnapshot, queue: QueueListing)?
-        /// Each subscriber's way of being told a snapshot and the queue read with it, in the order they subscribed.
-        var subscribers = Registrations<@Sendable (PlayerSnapshot, QueueListing) -> Void>()
+        /// What subscribers were last told, and the glance taken with it.
+        var told: (snapshot: PlayerSnapshot, queue: QueueListing, glance: Glance?)?
+        /// The subscribers, in the order they subscribed.
+        var subscribers = Registrations<Subscriber>()
+        /// How many subscribers are told ``PlayerAspects`` at once: with none, no glance is taken.
+        var aspectSubscribers = 0
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
         var failingSaves: Set<String> = []
         /// MPD's single mode is `once`: it ends after the current item (see ``modes``).
         var singleOnce = false
+    }
+
+    /// A subscriber's ways of being told a change: what a glance shows it touched (first, and only when something
+    /// did), then the snapshot and the queue read with it.
+    struct Subscriber {
+        var aspects: (@Sendable (PlayerAspects) -> Void)?
+        var snapshot: @Sendable (PlayerSnapshot, QueueListing) -> Void
     }
 
     /// What the store's `player` row holds.

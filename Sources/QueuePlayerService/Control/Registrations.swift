@@ -17,11 +17,12 @@ struct Registrations<Value> {
         return nextID
     }
 
-    /// Removes the value registered under `id`, if it still is.
-    mutating func remove(_ id: Int) {
-        guard let index = ids.firstIndex(of: id) else { return }
+    /// Removes the value registered under `id`, if it still is, and returns it.
+    @discardableResult
+    mutating func remove(_ id: Int) -> Value? {
+        guard let index = ids.firstIndex(of: id) else { return nil }
         ids.remove(at: index)
-        values.remove(at: index)
+        return values.remove(at: index)
     }
 }
 

@@ -101,8 +101,8 @@ package struct MPDCommandRunner: Sendable {
     /// which checks each file; the stored playlists; listings that name many files) run off the loop.
     package static func isQuick(_ lines: [String]) -> Bool {
         lines.allSatisfy { line in
-            let name = line.prefix { $0 != " " && $0 != "\t" }
-            return !slowCommands.contains(String(name))
+            let name = line.utf8.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+            return !slowCommands.contains(String(Substring(name)))
         }
     }
 

@@ -112,6 +112,6 @@ package struct MPDSession: Sendable {
     private mutating func answer(_ wanted: MPDSubsystems) -> String {
         let told = pending.intersection(wanted)
         pending = []
-        return told.names.map { "changed: \($0)\n" }.joined() + "OK\n"
+        return told.idleAnswer
     }
 }

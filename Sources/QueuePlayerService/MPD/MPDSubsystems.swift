@@ -43,6 +43,26 @@ package struct MPDSubsystems: OptionSet, Sendable {
     /// The names of the subsystems in this set, in MPD's order.
     package var names: [String] { Self.named.filter { contains($0.subsystem) }.map(\.name) }
 
+    /// Each subsystem with its line in an `idle`'s answer.
+    private static let changedLines = named.map { (subsystem: $0.subsystem, line: "changed: \($0.name)\n") }
+
+    /// The answer to an `idle` told these: a `changed:` line for each, in MPD's order, then `OK`.
+    package var idleAnswer: String {
+        var answer = ""
+        for (subsystem, line) in Self.changedLines where contains(subsystem) { answer += line }
+        return answer + "OK\n"
+    }
+
+    /// The subsystems a change of the player's `aspects` changed: the volume is `mixer`, playback `player`, the modes
+    /// `options`, the queue `playlist`.
+    package init(_ aspects: PlayerAspects) {
+        self = []
+        if aspects.contains(.volume) { insert(.mixer) }
+        if aspects.contains(.playback) { insert(.player) }
+        if aspects.contains(.modes) { insert(.options) }
+        if aspects.contains(.queue) { insert(.playlist) }
+    }
+
     /// What changed between `old` and `new` (each a snapshot with the queue read with it): `playlist` when the queue
     /// did; `player` when playback started, paused or stopped, the current item changed, it was sought in, its tags
     /// changed (a station's title), or `status`'s `error` came or went; `mixer` when the volume did; `options` when
