@@ -53,8 +53,8 @@ package final class PlayerController: Sendable {
         var singleOnce = false
     }
 
-    /// A subscriber's ways of being told a change: what a glance shows it touched (first, and only when something
-    /// did), then the snapshot and the queue read with it.
+    /// A subscriber's ways of being told a change: what a glance shows it touched (first, at every possible change,
+    /// possibly nothing), then the snapshot and the queue read with it (when either changed).
     struct Subscriber {
         var aspects: (@Sendable (PlayerAspects) -> Void)?
         var snapshot: @Sendable (PlayerSnapshot, QueueListing) -> Void
