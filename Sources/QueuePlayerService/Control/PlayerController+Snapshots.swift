@@ -155,7 +155,6 @@ extension PlayerController {
             let settled = glance()
             let id = state.withLock { state in
                 state.told = (current.snapshot, current.queue, settled)
-                if subscriber.aspects != nil { state.aspectSubscribers += 1 }
                 return state.subscribers.add(subscriber)
             }
             subscriber.snapshot(current.snapshot, current.queue)
@@ -164,10 +163,7 @@ extension PlayerController {
     }
 
     private func unsubscribe(_ id: Int) {
-        state.withLock { state in
-            guard let removed = state.subscribers.remove(id) else { return }
-            if removed.aspects != nil { state.aspectSubscribers -= 1 }
-        }
+        state.withLock { _ = $0.subscribers.remove(id) }
     }
 
     /// Tells subscribers the current snapshot, if it or the queue changed since they were last told, and returns
@@ -179,26 +175,26 @@ extension PlayerController {
     @discardableResult
     package func broadcast() -> Bool {
         telling.withLock { _ in
-            let aspectSubscribers = state.withLock { $0.subscribers.isEmpty ? nil : $0.aspectSubscribers }
-            guard let aspectSubscribers else { return false }
-            if aspectSubscribers > 0 {
-                let (subscribers, told) = state.withLock { ($0.subscribers.values, $0.told?.glance) }
-                let touched = told.map { glance().changes(since: $0) } ?? []
+            let (subscribers, toldGlance) = state.withLock { ($0.subscribers.values, $0.told?.glance) }
+            guard !subscribers.isEmpty else { return false }
+            let takesAspects = subscribers.contains { $0.aspects != nil }
+            if takesAspects {
+                let touched = toldGlance.map { glance().changes(since: $0) } ?? []
                 for subscriber in subscribers { subscriber.aspects?(touched) }
                 // The snapshot takes several microseconds: a client just answered reads first.
                 if !touched.isEmpty { Self.letToldClientsRead() }
             }
             let current = snapshot()
             let queue = queueListing()
-            let settled = aspectSubscribers > 0 ? glance() : nil
-            let subscribers = state.withLock { state -> [Subscriber] in
+            let settled = takesAspects ? glance() : nil
+            let toldSnapshot = state.withLock { state -> [Subscriber] in
                 defer { state.told?.glance = settled }
                 if let told = state.told, told.snapshot == current, told.queue == queue { return [] }
                 state.told = (current, queue, settled)
                 return state.subscribers.values
             }
-            for subscriber in subscribers { subscriber.snapshot(current, queue) }
-            return !subscribers.isEmpty
+            for subscriber in toldSnapshot { subscriber.snapshot(current, queue) }
+            return !toldSnapshot.isEmpty
         }
     }
 

@@ -44,8 +44,6 @@ package final class PlayerController: Sendable {
         var told: (snapshot: PlayerSnapshot, queue: QueueListing, glance: Glance?)?
         /// The subscribers, in the order they subscribed.
         var subscribers = Registrations<Subscriber>()
-        /// How many subscribers are told ``PlayerAspects`` at once: with none, no glance is taken.
-        var aspectSubscribers = 0
         var quit: (@Sendable () -> Void)?
         /// What could not be saved at the last attempt (logged once, until a save of it succeeds again).
         var failingSaves: Set<String> = []

@@ -40,9 +40,6 @@ package struct MPDSubsystems: OptionSet, Sendable {
         self = found.subsystem
     }
 
-    /// The names of the subsystems in this set, in MPD's order.
-    package var names: [String] { Self.named.filter { contains($0.subsystem) }.map(\.name) }
-
     /// Each subsystem with its line in an `idle`'s answer.
     private static let changedLines = named.map { (subsystem: $0.subsystem, line: "changed: \($0.name)\n") }
 
