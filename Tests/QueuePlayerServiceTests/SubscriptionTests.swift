@@ -94,11 +94,13 @@ struct SubscriptionTests {
         service.run(.loop(.playlist))
         service.run(.remove(ids[1]))
         service.run(.play)
-        // Playing, the player's own events follow (an unpaced item ends at once): the first three changes are these.
+        // Playing, the player's own events follow: an unpaced item may already have ended when `play`'s change is
+        // glanced at (it did under ThreadSanitizer), so that change touched playback and perhaps the queue too.
         let aspects = told.withLock { $0 }.compactMap { told in
             if case .aspects(let aspects) = told, !aspects.isEmpty { aspects } else { nil }
         }
-        #expect(Array(aspects.prefix(3)) == [.modes, .queue, .playback], "\(aspects)")
+        #expect(Array(aspects.prefix(2)) == [.modes, .queue], "\(aspects)")
+        #expect(aspects.dropFirst(2).first?.contains(.playback) == true, "\(aspects)")
     }
 
     @Test("entering the background and coming back are changes a subscriber is told")
