@@ -25,6 +25,7 @@ struct ControlProtocolTests {
         (.insert(["/music/c.mp3"], after: 7), #"{"command":"insert","items":["/music/c.mp3"],"after":7}"#),
         (.remove(7), #"{"command":"remove","item":7}"#), (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
         (.priority(9, ids: [7, 8]), #"{"command":"priority","priority":9,"ids":[7,8]}"#),
+        (.rearrange(ids: [8, 7]), #"{"command":"rearrange","ids":[8,7]}"#),
         (.loop(nil), #"{"command":"loop"}"#), (.loop(.track), #"{"command":"loop","status":"Track"}"#),
         (.shuffle(nil), #"{"command":"shuffle"}"#), (.shuffle(.toggle), #"{"command":"shuffle","status":"Toggle"}"#),
         (.modes(repeat: nil, single: nil), #"{"command":"modes"}"#),

@@ -116,7 +116,16 @@ struct MPDProtocolTests {
         #expect(throws: MPDError(.argument, "Number too large: -1")) { try MPDArguments.unsigned("-1") }
         #expect(try MPDArguments.range("1:", count: 3) == 1..<3)
         #expect(try MPDArguments.range("0:9", count: 3) == 0..<3, "an end beyond the queue is cut to it")
-        #expect(throws: MPDError(.argument, "Bad song index")) { try MPDArguments.range("3", count: 3) }
+        #expect(try MPDArguments.range("3", count: 3).isEmpty, "just past the end: nothing, as mpd answers OK")
+        #expect(try MPDArguments.range("-1", count: 3) == 0..<3, "-1: every position")
+        #expect(throws: MPDError(.argument, "Bad song index")) { try MPDArguments.range("4", count: 3) }
+        for (text, words) in [
+            ("x", "Integer or range expected: x"), (":2", "Integer or range expected: :2"),
+            ("1:x", "Integer or range expected: 1:x"), ("-2", "Number is negative: -2"),
+            ("1:-1", "Number is negative: 1:-1"), ("3:1", "Malformed range: 3:1"),
+        ] {
+            #expect(throws: MPDError(.argument, words)) { try MPDArguments.range(text, count: 3) }
+        }
     }
 
     @Test("song names stay in the music folder; absolute paths only for a client on the Unix socket")

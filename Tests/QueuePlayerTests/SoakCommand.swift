@@ -4,7 +4,7 @@ import Foundation
 
 /// The commands the soak gives, each applied to the player and to the model alike.
 enum SoakCommand: String, CaseIterable, Hashable {
-    case play, pause, seek, next, previous, add, insert, remove, move, clear, background, foreground, volume
+    case play, pause, seek, next, previous, add, insert, remove, move, rearrange, clear, background, foreground, volume
 
     /// How often each is drawn, against the others.
     private var weight: Int {
@@ -13,7 +13,7 @@ enum SoakCommand: String, CaseIterable, Hashable {
         case .pause: 5
         case .seek, .add, .insert: 8
         case .next, .remove, .move: 6
-        case .previous, .volume: 4
+        case .previous, .volume, .rearrange: 4
         case .background, .foreground: 3
         case .clear: 1
         }
@@ -101,6 +101,21 @@ enum SoakCommand: String, CaseIterable, Hashable {
             }
             model.move(from: from, to: to)
             return "move \(from) to \(to)"
+        case .rearrange:
+            guard model.queue.count >= 2 else { return "rearrange (fewer than two items)" }
+            var order = Array(model.queue.indices)
+            // Half the time the first stays first: the current item plays on unbroken, the rest in a new order.
+            if Bool.random(using: &random) {
+                order[1...].shuffle(using: &random)
+            } else {
+                order.shuffle(using: &random)
+            }
+            let entries = order.compactMap { player.entry(for: model.queue[$0].item) }
+            guard player.rearrange(entries) else {
+                throw SoakModel.Mismatch(description: "rearrange \(order): the player's queue is not the model's")
+            }
+            model.rearrange(order)
+            return "rearrange \(order)"
         case .clear:
             player.removeAllItems()
             model.clear()

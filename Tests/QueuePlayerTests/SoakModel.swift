@@ -168,6 +168,18 @@ struct SoakModel {
         let first = queue.first?.item
         let entry = queue.remove(at: index)
         queue.insert(entry, at: min(max(0, target), queue.count))
+        startFirstUnlessStill(first)
+    }
+
+    /// The queue in `order` (positions of the queue now, each once).
+    mutating func rearrange(_ order: [Int]) {
+        let first = queue.first?.item
+        queue = order.map { queue[$0] }
+        startFirstUnlessStill(first)
+    }
+
+    /// After an edit of the order: a new first item is current at once, from its start.
+    private mutating func startFirstUnlessStill(_ first: PlayerItem?) {
         guard queue.first?.item !== first else { return }
         position = 0
         explicitCurrent = queue.first?.item

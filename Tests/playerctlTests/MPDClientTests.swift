@@ -56,7 +56,7 @@ struct MPDClientTests {
         }
     }
 
-    @Test("mpc queues, plays, pauses, sets the volume, skips and clears; the control socket sees each change")
+    @Test("mpc queues, plays, pauses, sets the volume, skips, clears, shuffles, moves; the socket sees each change")
     func mpc() async throws {
         let daemon = try await Daemon("mpd-mpc")
         // A first song of a minute: at the start of the parallel phase a 5 s one ended between `play` and `pause`,
@@ -88,6 +88,13 @@ struct MPDClientTests {
         #expect(stored.standardOutput == "evening\n", "\(stored.standardError)")
         #expect(await daemon.mpc("load", "evening").status == 0)
         #expect(await daemon.mpc("-f", "%file%", "playlist").standardOutput == "sweep-44k-4s.mp3\n")
+        #expect(await daemon.mpc("add", "join-1.mp3", "join-2.mp3", "join-3.mp3").status == 0)
+        #expect(await daemon.mpc("shuffle").status == 0)
+        let shuffled = await daemon.mpc("-f", "%file%", "playlist").standardOutput.split(separator: "\n")
+        #expect(Set(shuffled) == ["sweep-44k-4s.mp3", "join-1.mp3", "join-2.mp3", "join-3.mp3"] && shuffled.count == 4)
+        #expect(await daemon.mpc("move", "2", "4").status == 0)
+        let moved = await daemon.mpc("-f", "%file%", "playlist").standardOutput.split(separator: "\n")
+        #expect(moved == [shuffled[0], shuffled[2], shuffled[3], shuffled[1]], "\(shuffled) became \(moved)")
         await daemon.quit()
     }
 

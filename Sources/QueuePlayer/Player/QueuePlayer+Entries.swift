@@ -73,6 +73,19 @@ extension QueuePlayer {
         return transition { state, actions in state.moveEntry(entry, to: index, audibleFrame: audible, into: &actions) }
     }
 
+    /// Puts the queue in the order of `entries`: every entry of ``entries()``, each once, in the order wanted (MPD's
+    /// `shuffle`, `swap` and range `move` are each one such change). A new first entry is current at once and plays
+    /// from its start, as after ``move(_:to:)``; the current entry kept first plays on unbroken. Returns false, and
+    /// changes nothing, when `entries` is not the queue's entries in some order (the queue changed meanwhile: read
+    /// it again). Any thread.
+    @discardableResult
+    public func rearrange(_ entries: [QueueEntry]) -> Bool {
+        let audible = engine.audibleFrame()
+        return transition { state, actions in
+            state.rearrangeEntries(entries, audibleFrame: audible, into: &actions)
+        }
+    }
+
     // MARK: Priorities
 
     /// The priority of each queued entry that has one, by entry id; every other entry's is 0. Any thread.

@@ -155,6 +155,18 @@ extension PlaybackEngine.State {
         return moved
     }
 
+    /// Puts the queue in the order of `entries` (see ``rearrange(to:audibleFrame:)``); a new first entry is current
+    /// at once, as after a skip.
+    mutating func rearrangeEntries(
+        _ entries: [QueueEntry], audibleFrame audible: Int, into actions: inout [Action]
+    ) -> Bool {
+        let first = firstInOrder
+        let (rearranged, rearranging) = rearrange(to: entries, audibleFrame: audible)
+        actions += rearranging
+        if rearranged, firstInOrder != first { makeFirstQueuedItemCurrent() }
+        return rearranged
+    }
+
     /// Queues the entries of a saved queue with their ids and `priorities` (by id; the first entry of the order has
     /// none), the first cued at `start`.
     mutating func restore(

@@ -31,11 +31,28 @@ extension PlaybackEngine.State {
         order.remove(at: from)
         order.insert(entry, at: min(max(0, index), order.count))
         if from == 0 || index <= 0, order.first != timeline.playing?.entry {
-            pending = order
-            forgetQueueEndReport()
-            return (true, restart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil)))
+            return (true, startAfresh(with: order))
         }
         return (true, [.failSeeks(reorder(to: order, audibleFrame: audible)), .wakeDecoder])
+    }
+
+    /// Makes `entries`, the entries queued each once in another order, the order; false (and nothing changes) for
+    /// anything else. A new first entry starts from its beginning, as after a skip; with the same first entry, what
+    /// was decoded ahead is kept where it still applies.
+    mutating func rearrange(to entries: [QueueEntry], audibleFrame audible: Int) -> (Bool, [Action]) {
+        let order = order
+        guard !phase.isFinal, entries.count == order.count, Set(entries) == Set(order) else { return (false, []) }
+        if entries.first != order.first { return (true, startAfresh(with: entries)) }
+        var actions: [Action] = []
+        reorderIfChanged(to: entries, from: order, audibleFrame: audible, into: &actions)
+        return (true, actions)
+    }
+
+    /// Makes `order` the order, its first entry starting from its beginning: what was decoded ahead is dropped.
+    private mutating func startAfresh(with order: [QueueEntry]) -> [Action] {
+        pending = order
+        forgetQueueEndReport()
+        return restart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
     }
 
     /// Makes `order` (which keeps the playing entry first, if any) the play order. If the entries already decoded

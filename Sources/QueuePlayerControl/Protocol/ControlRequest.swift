@@ -75,6 +75,9 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `priority`: gives the queued items with these ids a priority (0…255; MPD's `prio`), which orders the items to
     /// come while shuffled.
     case priority(Int, ids: [Int])
+    /// `rearrange`: puts the queue in the order of `ids`, every queued item's id once (MPD's `shuffle`, `swap` and
+    /// range `move`); a new first item plays from its start.
+    case rearrange(ids: [Int])
     /// `loop`: report (nil) or set what plays again.
     case loop(LoopStatus?)
     /// `shuffle`: report (nil), or turn on, off, or over.
@@ -90,7 +93,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, priority, loop, shuffle, modes
+        case volume, open, add, insert, remove, move, priority, rearrange, loop, shuffle, modes
         case replayGain = "replaygain"
     }
 
@@ -119,6 +122,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .remove: .remove
         case .move: .move
         case .priority: .priority
+        case .rearrange: .rearrange
         case .loop: .loop
         case .shuffle: .shuffle
         case .modes: .modes
@@ -213,6 +217,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             let priority: Int = try required(.priority, "a number from 0 to 255")
             _ = try Self.priorityLevel(priority)
             self = .priority(priority, ids: try required(.ids, "an array of queue ids"))
+        case .rearrange: self = .rearrange(ids: try required(.ids, "every queued id, in the order wanted"))
         case .loop:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
             self = .loop(try status.map { name throws(ControlError) in try LoopStatus.named(name, in: "loop") })
@@ -260,6 +265,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             try fields.encode(position, forKey: .to)
         case .priority(let priority, let ids):
             try fields.encode(priority, forKey: .priority)
+            try fields.encode(ids, forKey: .ids)
+        case .rearrange(let ids):
             try fields.encode(ids, forKey: .ids)
         case .loop(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)

@@ -80,6 +80,12 @@ extension PlayerController {
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .priority(let priority, let ids):
             player.setPriority(try ControlCommand.priorityLevel(priority), of: try entries(ids, command: "priority"))
+        case .rearrange(let ids):
+            guard player.rearrange(try entries(ids, command: "rearrange")) else {
+                throw ControlError(
+                    "rearrange: 'ids' must name every queued item once (\(player.entryCount) are queued, \(ids.count) "
+                        + "named); `playerctl queue` lists them")
+            }
         case .clear: player.removeAllItems()
         case .loop(let status): if let status { setLoop(status) }
         case .modes(let repeats, let single): setModes(repeats: repeats, single: single)

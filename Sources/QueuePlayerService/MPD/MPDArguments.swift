@@ -31,17 +31,37 @@ package enum MPDArguments {
         }
     }
 
-    /// A position (`N`) or a range of them (`START:END`, END excluded and cut to the queue's end; `START:` to the end),
-    /// as positions of a queue of `count` entries; "Bad song index" when it starts beyond the queue.
-    package static func range(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+    /// A position (`N`), a range (`START:END`, END excluded; `START:`, to the end) or `-1` (every position), read as
+    /// MPD reads them before looking at a queue: nil `end` for an open end. MPD's words for what is wrong: "Integer or
+    /// range expected", "Number is negative", "Malformed range" (an end before the start).
+    package static func positions(_ text: String) throws(MPDError) -> (start: Int, end: Int?) {
+        if text == "-1" { return (0, nil) }
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        let start = try unsigned(String(parts[0]))
-        if parts.count == 1 {
-            guard start < count else { throw MPDError(.argument, "Bad song index") }
-            return start..<(start + 1)
+        let numbers = parts.map { $0.isEmpty && parts.count == 2 ? nil : Int($0) }
+        guard let start = numbers[0], parts.count == 1 || numbers[1] != nil || parts[1].isEmpty else {
+            throw MPDError(.argument, "Integer or range expected: \(text)")
         }
-        let end = parts[1].isEmpty ? count : min(try unsigned(String(parts[1])), count)
-        guard start <= end else { throw MPDError(.argument, "Bad song index") }
+        let end = parts.count == 1 ? (start == Int.max ? start : start + 1) : numbers[1]
+        guard start >= 0, end ?? 0 >= 0 else { throw MPDError(.argument, "Number is negative: \(text)") }
+        if let end, end < start { throw MPDError(.argument, "Malformed range: \(text)") }
+        return (start, end)
+    }
+
+    /// ``positions(_:)`` as positions of a queue of `count` entries, as MPD's `delete`, `prio` and listings take
+    /// them: the end cut to the queue's end (so a range just past it is empty); "Bad song index" when it starts
+    /// beyond that.
+    package static func range(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        let (start, end) = try positions(text)
+        guard start <= count else { throw MPDError(.argument, "Bad song index") }
+        return start..<min(end ?? count, count)
+    }
+
+    /// ``positions(_:)`` as songs of a queue of `count` entries that are all there, as MPD's `move` takes them:
+    /// "Open-ended range not supported", or "Bad song index" for a range that is empty or goes beyond the queue.
+    package static func songs(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        let (start, end) = try positions(text)
+        guard let end else { throw MPDError(.argument, "Open-ended range not supported") }
+        guard start < end, end <= count else { throw MPDError(.argument, "Bad song index") }
         return start..<end
     }
 }

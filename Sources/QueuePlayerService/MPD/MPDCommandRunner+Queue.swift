@@ -1,8 +1,9 @@
 import QueuePlayer
 import QueuePlayerControl
 
-/// The commands that edit the queue: `add`, `addid`, `delete`, `deleteid`, `move`, `moveid`, `prio`, `prioid`
-/// (`clear` is the controller's own).
+/// The commands that add to the queue, take from it and give its songs priorities: `add`, `addid`, `delete`,
+/// `deleteid`, `prio`, `prioid` (`clear` is the controller's own; those that reorder it are in
+/// MPDCommandRunner+Order.swift).
 extension MPDCommandRunner {
     /// MPD's `add URI [POS]` and `addid URI [POS]`: a file or folder of the music folder (a folder's MP3 files, in
     /// name order), an http(s) URL, or for a local client any file; at the end, or before the song at POS. `addid`
@@ -50,26 +51,6 @@ extension MPDCommandRunner {
     func delete(id: String) throws(MPDError) -> String {
         let queue = controller.mpdState().queue
         return try carryOut(.remove(queue[try position(ofID: id, in: queue)].id))
-    }
-
-    /// MPD's `move FROM TO`: the song at FROM to position TO.
-    func move(position: String, to destination: String) throws(MPDError) -> String {
-        let queue = controller.mpdState().queue
-        let from = try MPDArguments.range(position, count: queue.count)
-        guard from.count == 1 else { throw MPDError(.argument, "a range cannot be moved yet; move one song at a time") }
-        return try move(queue[from.lowerBound], to: destination, count: queue.count)
-    }
-
-    /// MPD's `moveid ID TO`.
-    func move(id: String, to destination: String) throws(MPDError) -> String {
-        let queue = controller.mpdState().queue
-        return try move(queue[try position(ofID: id, in: queue)], to: destination, count: queue.count)
-    }
-
-    private func move(_ entry: QueueEntry, to destination: String, count: Int) throws(MPDError) -> String {
-        let index = try MPDArguments.unsigned(destination)
-        guard index < count else { throw MPDError(.argument, "Number too large: \(index)") }
-        return try carryOut(.move(entry.id, to: index + 1))
     }
 
     /// MPD's `prio PRIORITY POS|START:END...`: the songs at those positions get PRIORITY (0 to 255), in one change.

@@ -319,10 +319,19 @@ package struct MPDCommandRunner: Sendable {
             try runner.delete(id: arguments[0])
         },
         "move": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
-            try runner.move(position: arguments[0], to: arguments[1])
+            try runner.move(positions: arguments[0], to: arguments[1])
         },
         "moveid": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.move(id: arguments[0], to: arguments[1])
+        },
+        "swap": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.swap(position: arguments[0], arguments[1])
+        },
+        "swapid": Command(permission: .player, arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.swap(id: arguments[0], arguments[1])
+        },
+        "shuffle": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
+            try runner.shuffle(arguments.first)
         },
         "prio": Command(permission: .player, arguments: 2...Int.max) { runner, arguments throws(MPDError) in
             try runner.setPriority(arguments[0], positions: arguments.dropFirst())
