@@ -23,7 +23,9 @@ struct ControlProtocolTests {
         (.add(["/music/a.mp3", "/music/b"]), #"{"command":"add","items":["/music/a.mp3","/music/b"]}"#),
         (.add(["/f.rss"], unplayed: true), #"{"command":"add","items":["/f.rss"],"unplayed":true}"#),
         (.insert(["/music/c.mp3"], after: 7), #"{"command":"insert","items":["/music/c.mp3"],"after":7}"#),
-        (.remove(7), #"{"command":"remove","item":7}"#), (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
+        (.remove([7]), #"{"command":"remove","item":7}"#),
+        (.remove([7, 9]), #"{"command":"remove","ids":[7,9]}"#),
+        (.move(7, to: 2), #"{"command":"move","item":7,"to":2}"#),
         (.priority(9, ids: [7, 8]), #"{"command":"priority","priority":9,"ids":[7,8]}"#),
         (.rearrange(ids: [8, 7]), #"{"command":"rearrange","ids":[8,7]}"#),
         (.loop(nil), #"{"command":"loop"}"#), (.loop(.track), #"{"command":"loop","status":"Track"}"#),
@@ -66,7 +68,7 @@ struct ControlProtocolTests {
     func refusals() {
         let cases: [(String, String)] = [
             (#"{"id": "a", "command": "frobnicate"}"#, "unknown command 'frobnicate'; the commands are play, pause"),
-            (#"{"id": "a", "command": "remove"}"#, "remove: needs 'item' (a queue id)"),
+            (#"{"id": "a", "command": "remove"}"#, "remove: needs 'item' (a queue id, or 'ids': several)"),
             (#"{"id": "a", "command": "volume", "level": "loud"}"#, "request field 'level' must be a number"),
             (#"{"id": "a", "command": "subscribe", "interval": 0}"#, "subscribe: 'interval' must be at least 0.01"),
             (#"{"id": "a"}"#, "request needs 'command'"),

@@ -48,7 +48,7 @@ struct EpisodePositionTests {
         #expect(started.map { $0 < 1 } == true, "a new episode starts at its start: \(started ?? -1)")
         service.run(.position(400, relative: false))
         service.run(.pause)
-        service.run(.remove(first))
+        service.run(.remove([first]))
         let asked = server.requests.count
         let second = try #require(service.run(.add([url])).added?.first)
         // Before it plays, the queue and the position say where it starts.
@@ -63,7 +63,7 @@ struct EpisodePositionTests {
 
         service.run(.position(590, relative: false))
         service.run(.pause)
-        service.run(.remove(second))
+        service.run(.remove([second]))
         let third = try #require(service.run(.add([url])).added?.first)
         let again = try heardFrom(third, in: service, sink: sink)
         #expect(again.map { $0 < 1 } == true, "left within its last minute, it was played: \(again ?? -1)")

@@ -117,6 +117,24 @@ struct MPDCommandTests {
         #expect(service.controller.queue().count == 6, "nothing queued by the refusals")
     }
 
+    @Test("delete of a range is one change; with the current song among it, the next one that stays is current")
+    func deleteRange() async {
+        let names = ["join-1", "join-2", "join-3", "mono-44k", "stereo-48k"]
+        #expect(runner.run(lines: names.map { "add \($0).mp3" }, listOK: false).text == "OK\n")
+        let ids = service.controller.queue().map(\.id)
+        var changes = service.mpdChanges().makeAsyncIterator()
+        #expect(run("delete 1:3") == "OK\n")
+        #expect(service.controller.queue().map(\.id) == [ids[0], ids[3], ids[4]])
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1)
+        #expect(run("delete 0:2") == "OK\n")
+        #expect(service.controller.queue().map(\.id) == [ids[4]])
+        #expect(service.controller.snapshot().current?.id == ids[4])
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.6) == 1)
+        #expect(run("delete 1") == "OK\n", "just past the end: nothing, as mpd answers")
+        #expect(run("delete 2") == "ACK [2@0] {delete} Bad song index\n")
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.7) == 0)
+    }
+
     @Test("commands lists every command carried out, and only those; a closing command closes")
     func commandList() {
         let listed = run("commands").split(separator: "\n").dropLast().map { String($0.dropFirst("command: ".count)) }

@@ -33,30 +33,16 @@ struct MPDOrderTests {
 
     private func order() -> [Int] { service.controller.queue().map(\.id) }
 
-    /// Changes the volume from the control socket, and returns how many of the changes told until then were changes
-    /// of the queue: each command before it that changed the order must count one.
-    private func queueChangesUntilVolume(_ changes: inout AsyncStream<MPDSubsystems>.Iterator, level: Double) async
-        -> Int
-    {
-        service.run(.volume(level, relative: false))
-        var count = 0
-        while let change = await changes.next() {
-            if change.contains(.playlist) { count += 1 }
-            if change.contains(.mixer) { return count }
-        }
-        return count
-    }
-
     @Test("move takes a range to where TO says in the queue that results, as one change")
     func moveRange() async throws {
         let ids = queue(5)
         var changes = service.mpdChanges().makeAsyncIterator()
         #expect(run("move 1:3 3") == "OK\n")
         #expect(order() == [ids[0], ids[3], ids[4], ids[1], ids[2]])
-        #expect(await queueChangesUntilVolume(&changes, level: 0.5) == 1)
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1)
         #expect(run("move 3:5 +0") == "OK\n", "+0: right after the current song")
         #expect(order() == [ids[0], ids[1], ids[2], ids[3], ids[4]])
-        #expect(await queueChangesUntilVolume(&changes, level: 0.6) == 1)
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.6) == 1)
         #expect(run("move 1:3 0") == "OK\n", "to the front: the first of them is current")
         #expect(order() == [ids[1], ids[2], ids[0], ids[3], ids[4]])
         #expect(service.controller.snapshot().current?.id == ids[1])
@@ -82,13 +68,14 @@ struct MPDOrderTests {
         var changes = service.mpdChanges().makeAsyncIterator()
         #expect(run("swap 1 3") == "OK\n")
         #expect(order() == [ids[0], ids[3], ids[2], ids[1]])
-        #expect(await queueChangesUntilVolume(&changes, level: 0.5) == 1)
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1)
         #expect(run("swapid \(ids[2]) \(ids[0])") == "OK\n", "with the current song: the other one is current")
         #expect(order() == [ids[2], ids[3], ids[0], ids[1]])
         #expect(service.controller.snapshot().current?.id == ids[2])
-        #expect(await queueChangesUntilVolume(&changes, level: 0.6) == 1)
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.6) == 1)
         #expect(run("swap 2 2") == "OK\n")
-        #expect(await queueChangesUntilVolume(&changes, level: 0.7) == 0, "swapping a song with itself was no change")
+        let unchanged = await service.queueChangesUntilVolume(&changes, level: 0.7)
+        #expect(unchanged == 0, "swapping a song with itself was no change")
         for (line, answer) in [
             ("swap 0 9", "ACK [2@0] {swap} Bad song index"), ("swap 4 0", "ACK [2@0] {swap} Bad song index"),
             ("swap x 1", "ACK [2@0] {swap} Integer expected: x"),
@@ -111,7 +98,7 @@ struct MPDOrderTests {
         let shuffled = order()
         #expect(shuffled.first == ids[0] && Set(shuffled) == Set(ids))
         #expect(shuffled != ids, "a new order of 29 songs (1 in 29! to fail)")
-        #expect(await queueChangesUntilVolume(&changes, level: 0.5) == 1, "one change for 29 songs")
+        #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1, "one change for 29 songs")
         #expect(run("shuffle 10:20") == "OK\n")
         let part = order()
         #expect(part[..<10] == shuffled[..<10] && part[20...] == shuffled[20...])

@@ -79,6 +79,18 @@ final class ServiceHarness: Sendable {
         return told
     }
 
+    /// Sets the volume to `level` from the control socket, and returns how many of the changes `changes` (from
+    /// ``mpdChanges()``) told until then were changes of the queue: each command before that changed it must count one.
+    func queueChangesUntilVolume(_ changes: inout AsyncStream<MPDSubsystems>.Iterator, level: Double) async -> Int {
+        run(.volume(level, relative: false))
+        var count = 0
+        while let change = await changes.next() {
+            if change.contains(.playlist) { count += 1 }
+            if change.contains(.mixer) { return count }
+        }
+        return count
+    }
+
     /// Waits on the subscription for the first snapshot that satisfies `condition`, and returns it.
     func waitFor(_ condition: (PlayerSnapshot) -> Bool) async -> PlayerSnapshot? {
         for await snapshot in controller.changes() where condition(snapshot) { return snapshot }

@@ -92,7 +92,7 @@ struct SubscriptionTests {
             ])
         told.withLock { $0 = [] }
         service.run(.loop(.playlist))
-        service.run(.remove(ids[1]))
+        service.run(.remove([ids[1]]))
         service.run(.play)
         // Playing, the player's own events follow: an unpaced item may already have ended when `play`'s change is
         // glanced at (it did under ThreadSanitizer), so that change touched playback and perhaps the queue too.

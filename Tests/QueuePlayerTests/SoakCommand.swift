@@ -89,9 +89,16 @@ enum SoakCommand: String, CaseIterable, Hashable {
         case .remove:
             guard !model.queue.isEmpty else { return "remove (empty queue)" }
             let index = Int.random(in: model.queue.indices, using: &random)
-            player.remove(model.queue[index].item)
-            model.remove(at: index)
-            return "remove \(index)"
+            guard Bool.random(using: &random) else {
+                player.remove(model.queue[index].item)
+                model.remove(at: index)
+                return "remove \(index)"
+            }
+            // Several in one change: those after the first removed first, then the first, if it is among them.
+            let indices = Set((0..<3).map { _ in Int.random(in: model.queue.indices, using: &random) }).sorted(by: >)
+            player.remove(indices.compactMap { player.entry(for: model.queue[$0].item) })
+            for index in indices { model.remove(at: index) }
+            return "remove \(indices)"
         case .move:
             guard model.queue.count >= 2 else { return "move (fewer than two items)" }
             let from = Int.random(in: model.queue.indices, using: &random)

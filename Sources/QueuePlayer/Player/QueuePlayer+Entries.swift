@@ -64,6 +64,13 @@ extension QueuePlayer {
         }
     }
 
+    /// Removes the items of `entries` in one change, as ``remove(_:)-(QueueEntry)`` removes each (the current one:
+    /// the next one that stays plays); entries no longer queued are ignored. Any thread.
+    public func remove(_ entries: [QueueEntry]) {
+        let audible = engine.audibleFrame()
+        transition { state, actions in state.removeEntries(entries, audibleFrame: audible, into: &actions) }
+    }
+
     /// Moves `entry` to `index` of ``entries()`` (clamped to the queue); moving the current entry away from the
     /// front, or another to the front, makes the new first entry current at once and plays it from its start.
     /// Returns false when `entry` is not queued. Any thread.

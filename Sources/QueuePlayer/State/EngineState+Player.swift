@@ -113,6 +113,24 @@ extension PlaybackEngine.State {
         player.release(entry)
     }
 
+    /// Removes the items of `entries` still queued, in one change: the current one (and one held at its end) as
+    /// ``removeItem(_:audibleFrame:into:)`` removes it, the others out of the order at once.
+    mutating func removeEntries(_ entries: [QueueEntry], audibleFrame audible: Int, into actions: inout [Action]) {
+        let current = [firstInOrder, timeline.playing?.entry, player.currentItem.flatMap(player.entry(for:))]
+        let queued = Set(order).subtracting(current.compactMap { $0 })
+        let others = phase.isFinal ? [] : Set(entries).intersection(queued)
+        if !others.isEmpty {
+            for entry in others { dropRepetition(of: entry, audibleFrame: audible, into: &actions) }
+            let staying = order.filter { !others.contains($0) }
+            actions += [.failSeeks(reorder(to: staying, audibleFrame: audible)), .wakeDecoder]
+            for entry in others { player.release(entry) }
+        }
+        for entry in entries where !others.contains(entry) {
+            guard let item = player.items[entry.id] else { continue }
+            removeItem(item, audibleFrame: audible, into: &actions)
+        }
+    }
+
     /// Empties the queue; the current item becomes nil.
     mutating func removeAllItems(into actions: inout [Action]) {
         actions += removeAll()

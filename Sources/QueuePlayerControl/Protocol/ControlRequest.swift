@@ -70,7 +70,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `add`: the items at the end of the queue; with `unplayed`, less the podcast episodes already played.
     case add([String], unplayed: Bool = false)
     case insert([String], after: Int)
-    case remove(Int)
+    /// `remove`: the queued items with these ids, in one change (`item`: one id; `ids`: several).
+    case remove([Int])
     case move(Int, to: Int)
     /// `priority`: gives the queued items with these ids a priority (0…255; MPD's `prio`), which orders the items to
     /// come while shuffled.
@@ -211,7 +212,12 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             self = .add(try required(.items, "an array of paths"), unplayed: unplayed)
         case .insert:
             self = .insert(try required(.items, "an array of paths"), after: try required(.after, "a queue id"))
-        case .remove: self = .remove(try required(.item, "a queue id"))
+        case .remove:
+            if let ids = try fields.decodeIfPresent([Int].self, forKey: .ids) {
+                self = .remove(ids)
+            } else {
+                self = .remove([try required(.item, "a queue id, or 'ids': several")])
+            }
         case .move: self = .move(try required(.item, "a queue id"), to: try required(.to, "a position"))
         case .priority:
             let priority: Int = try required(.priority, "a number from 0 to 255")
@@ -258,8 +264,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .insert(let items, let after):
             try fields.encode(items, forKey: .items)
             try fields.encode(after, forKey: .after)
-        case .remove(let id):
-            try fields.encode(id, forKey: .item)
+        case .remove(let ids):
+            if ids.count == 1 { try fields.encode(ids[0], forKey: .item) } else { try fields.encode(ids, forKey: .ids) }
         case .move(let id, let position):
             try fields.encode(id, forKey: .item)
             try fields.encode(position, forKey: .to)

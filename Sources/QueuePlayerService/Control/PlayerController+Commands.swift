@@ -76,7 +76,7 @@ extension PlayerController {
         case .insert(_, let after):
             let entry = try entry(after, command: "insert")
             return ControlReply(added: player.insert(self.items(for: items), after: entry).map(\.id))
-        case .remove(let id): player.remove(try entry(id, command: "remove"))
+        case .remove(let ids): player.remove(try entries(ids, command: "remove"))
         case .move(let id, let position): player.move(try entry(id, command: "move"), to: position - 1)
         case .priority(let priority, let ids):
             player.setPriority(try ControlCommand.priorityLevel(priority), of: try entries(ids, command: "priority"))

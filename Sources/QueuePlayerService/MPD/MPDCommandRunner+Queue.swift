@@ -38,19 +38,17 @@ extension MPDCommandRunner {
         if let index, index < queue.count { .insert(items, after: queue[index - 1].id) } else { .add(items) }
     }
 
-    /// MPD's `delete POS|START:END`.
+    /// MPD's `delete POS|START:END`: the songs of the range, in one change.
     func delete(positions: String) throws(MPDError) -> String {
         let queue = controller.mpdState().queue
-        for index in try MPDArguments.range(positions, count: queue.count) {
-            _ = try carryOut(.remove(queue[index].id))
-        }
-        return ""
+        let range = try MPDArguments.range(positions, count: queue.count)
+        return range.isEmpty ? "" : try carryOut(.remove(queue[range].map(\.id)))
     }
 
     /// MPD's `deleteid ID`.
     func delete(id: String) throws(MPDError) -> String {
         let queue = controller.mpdState().queue
-        return try carryOut(.remove(queue[try position(ofID: id, in: queue)].id))
+        return try carryOut(.remove([queue[try position(ofID: id, in: queue)].id]))
     }
 
     /// MPD's `prio PRIORITY POS|START:END...`: the songs at those positions get PRIORITY (0 to 255), in one change.

@@ -226,7 +226,7 @@ package final class MPRISBus: @unchecked Sendable {
             } else {
                 command = .add([path])
             }
-        case "RemoveTrack": command = MPRISState.entryID(readString(message, type: "o")).map { .remove($0) }
+        case "RemoveTrack": command = MPRISState.entryID(readString(message, type: "o")).map { .remove([$0]) }
         case "GoTo": command = MPRISState.entryID(readString(message, type: "o")).map { .move($0, to: 1) }
         default:
             return sd_bus_error_set(error, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(member)")

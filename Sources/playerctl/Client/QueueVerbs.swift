@@ -49,12 +49,17 @@ struct InsertVerb: ParsableCommand {
 
 struct RemoveVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Remove the queued item ID (the current one: skip to the next).")
+        commandName: "remove",
+        abstract: "Remove the queued items ID..., in one change (the current one: play the next that stays).")
     @OptionGroup var options: ClientOptions
-    @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
+    @Argument(help: ArgumentHelp("The ids, from `playerctl queue`.", valueName: "id")) var ids: [Int]
+
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name at least one queued item by its id") }
+    }
 
     func run() throws {
-        _ = try options.call(ControlRequest(.remove(id)))
+        _ = try options.call(ControlRequest(.remove(ids)))
     }
 }
 
