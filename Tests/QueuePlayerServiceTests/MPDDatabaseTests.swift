@@ -16,6 +16,10 @@ final class MPDDatabaseTests {
     private let service: ServiceHarness
     private let runner: MPDCommandRunner
     private let index: MusicIndex
+    /// The music folder indexed.
+    private let folder: String
+    /// Where the runner tells idling clients of changes that are not the player's.
+    private let feed = MPDChangeFeed()
     private var events: AsyncStream<MusicIndex.Event>.AsyncIterator
     /// What `status` said as each update job started.
     private let statusAtStart: StatusProbe
@@ -34,7 +38,7 @@ final class MPDDatabaseTests {
         let runner = MPDCommandRunner(
             controller: service.controller, musicFolder: MPDMusicFolder(path: folder),
             playlists: MPDStoredPlaylists(folder: Scratch.uniquePath("playlists")), versions: MPDQueueVersions(),
-            feed: MPDChangeFeed(), index: index, isLocalClient: false)
+            feed: feed, index: index, isLocalClient: false)
         statusAtStart.runner.withLock { $0 = runner }
         var events = stream.makeAsyncIterator()
         #expect(runner.run(lines: ["update"], listOK: false).text == "updating_db: 1\nOK\n")
@@ -43,6 +47,7 @@ final class MPDDatabaseTests {
         self.service = service
         self.runner = runner
         self.index = index
+        self.folder = folder
         self.events = events
         self.statusAtStart = statusAtStart
     }
@@ -145,6 +150,33 @@ final class MPDDatabaseTests {
         #expect(run("albumart Mornings/two.mp3 8") == "ACK [2@0] {albumart} Offset too large\n")
         let files = run("listfiles Mornings")
         #expect(files.contains("file: cover.jpg\nsize: 7\nLast-Modified: ") && files.contains("directory: loop\n"))
+    }
+
+    @Test("stickers are kept in the state store, told to idling clients as sticker, found while the song is indexed")
+    func stickers() async throws {
+        let (told, tell) = AsyncStream.makeStream(of: MPDSubsystems.self)
+        _ = feed.add { tell.yield($0) }
+        var changes = told.makeAsyncIterator()
+        #expect(run("sticker set song Mornings/two.mp3 rating 4", "sticker set song plain.mp3 rating 1") == "OK\n")
+        #expect(await changes.next() == [.sticker])
+        #expect(await changes.next() == [.sticker])
+        #expect(try service.store.sticker("rating", ofSong: "Mornings/two.mp3") == "4")
+        #expect(run("sticker get song Mornings/two.mp3 rating") == "sticker: rating=4\nOK\n")
+        #expect(run("sticker find song Mornings rating") == "file: Mornings/two.mp3\nsticker: rating=4\nOK\n")
+        #expect(run("sticker get song broken.mp3 rating") == "ACK [50@0] {sticker} No such song\n", "not indexed")
+
+        try FileManager.default.removeItem(atPath: "\(folder)/Mornings/two.mp3")
+        #expect(run("update Mornings") == "updating_db: 2\nOK\n")
+        #expect(await events.next() == .started(id: 2))
+        #expect(await events.next() == .finished(id: 2, changed: true))
+        #expect(run("sticker find song \"\" rating") == "file: plain.mp3\nsticker: rating=1\nOK\n")
+        #expect(run("sticker get song Mornings/two.mp3 rating") == "ACK [50@0] {sticker} No such song\n")
+        #expect(try service.store.sticker("rating", ofSong: "Mornings/two.mp3") == "4", "kept for its return")
+
+        #expect(run("sticker delete song plain.mp3") == "OK\n")
+        #expect(await changes.next() == [.sticker])
+        #expect(run("sticker delete song plain.mp3") == "ACK [50@0] {sticker} no such sticker\n")
+        #expect(run("sticker list song plain.mp3") == "OK\n")
     }
 
     @Test("stats counts the index; status shows the update job while it runs; queued songs carry their tags")

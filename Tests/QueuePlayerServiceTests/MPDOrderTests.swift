@@ -11,39 +11,26 @@ import Testing
 @Suite("MPD's commands that reorder the queue", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct MPDOrderTests {
     private let service: ServiceHarness
-    private let runner: MPDCommandRunner
+    private let client: MPDTestClient
 
     init() throws {
         service = try ServiceHarness()
-        runner = MPDCommandRunner(
-            controller: service.controller,
-            musicFolder: MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path),
-            playlists: MPDStoredPlaylists(folder: Subprocess.temporaryFile("playlists").path),
-            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
-    }
-
-    private func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
-
-    /// Queues `count` songs (the join fixtures in turn) and returns their ids.
-    private func queue(_ count: Int) -> [Int] {
-        let names = ["join-1.mp3", "join-2.mp3", "join-3.mp3"]
-        for index in 0..<count { _ = run("add \(names[index % names.count])") }
-        return order()
+        client = MPDTestClient(of: service)
     }
 
     private func order() -> [Int] { service.controller.queue().map(\.id) }
 
     @Test("move takes a range to where TO says in the queue that results, as one change")
     func moveRange() async throws {
-        let ids = queue(5)
+        let ids = client.queue(5)
         var changes = service.mpdChanges().makeAsyncIterator()
-        #expect(run("move 1:3 3") == "OK\n")
+        #expect(client.run("move 1:3 3") == "OK\n")
         #expect(order() == [ids[0], ids[3], ids[4], ids[1], ids[2]])
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1)
-        #expect(run("move 3:5 +0") == "OK\n", "+0: right after the current song")
+        #expect(client.run("move 3:5 +0") == "OK\n", "+0: right after the current song")
         #expect(order() == [ids[0], ids[1], ids[2], ids[3], ids[4]])
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.6) == 1)
-        #expect(run("move 1:3 0") == "OK\n", "to the front: the first of them is current")
+        #expect(client.run("move 1:3 0") == "OK\n", "to the front: the first of them is current")
         #expect(order() == [ids[1], ids[2], ids[0], ids[3], ids[4]])
         #expect(service.controller.snapshot().current?.id == ids[1])
         for (line, answer) in [
@@ -57,23 +44,23 @@ struct MPDOrderTests {
             ("move 1 x", "ACK [2@0] {move} Integer expected: x"),
             ("move 1 5", "ACK [2@0] {move} Number too large: 5"), ("move 1 -1", "ACK [2@0] {move} Number too large: 1"),
         ] {
-            #expect(run(line) == answer + "\n", "\(line)")
+            #expect(client.run(line) == answer + "\n", "\(line)")
         }
         #expect(order() == [ids[1], ids[2], ids[0], ids[3], ids[4]], "no refusal changed the order")
     }
 
     @Test("swap and swapid exchange two songs; the same song twice is no change")
     func swap() async throws {
-        let ids = queue(4)
+        let ids = client.queue(4)
         var changes = service.mpdChanges().makeAsyncIterator()
-        #expect(run("swap 1 3") == "OK\n")
+        #expect(client.run("swap 1 3") == "OK\n")
         #expect(order() == [ids[0], ids[3], ids[2], ids[1]])
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1)
-        #expect(run("swapid \(ids[2]) \(ids[0])") == "OK\n", "with the current song: the other one is current")
+        #expect(client.run("swapid \(ids[2]) \(ids[0])") == "OK\n", "with the current song: the other one is current")
         #expect(order() == [ids[2], ids[3], ids[0], ids[1]])
         #expect(service.controller.snapshot().current?.id == ids[2])
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.6) == 1)
-        #expect(run("swap 2 2") == "OK\n")
+        #expect(client.run("swap 2 2") == "OK\n")
         let unchanged = await service.queueChangesUntilVolume(&changes, level: 0.7)
         #expect(unchanged == 0, "swapping a song with itself was no change")
         for (line, answer) in [
@@ -84,26 +71,26 @@ struct MPDOrderTests {
             ("swapid \(ids[1]) 9999", "ACK [50@0] {swapid} No such song"),
             ("swapid x 2", "ACK [2@0] {swapid} Integer expected: x"),
         ] {
-            #expect(run(line) == answer + "\n", "\(line)")
+            #expect(client.run(line) == answer + "\n", "\(line)")
         }
         #expect(order() == [ids[2], ids[3], ids[0], ids[1]])
     }
 
     @Test("shuffle gives the songs of the range a new order; while playing or paused the current song stays first")
     func shuffle() async throws {
-        let ids = queue(30)
+        let ids = client.queue(30)
         #expect(service.run(.play).ok == true && service.run(.pause).ok == true)
         var changes = service.mpdChanges().makeAsyncIterator()
-        #expect(run("shuffle") == "OK\n")
+        #expect(client.run("shuffle") == "OK\n")
         let shuffled = order()
         #expect(shuffled.first == ids[0] && Set(shuffled) == Set(ids))
         #expect(shuffled != ids, "a new order of 29 songs (1 in 29! to fail)")
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.5) == 1, "one change for 29 songs")
-        #expect(run("shuffle 10:20") == "OK\n")
+        #expect(client.run("shuffle 10:20") == "OK\n")
         let part = order()
         #expect(part[..<10] == shuffled[..<10] && part[20...] == shuffled[20...])
         #expect(Set(part[10..<20]) == Set(shuffled[10..<20]) && part[10..<20] != shuffled[10..<20])
-        #expect(run("shuffle 25:99") == "OK\n", "an end beyond the queue is cut to it")
+        #expect(client.run("shuffle 25:99") == "OK\n", "an end beyond the queue is cut to it")
         #expect(order()[..<25] == part[..<25])
         for (line, answer) in [
             ("shuffle x", "ACK [2@0] {shuffle} Integer or range expected: x"),
@@ -111,20 +98,20 @@ struct MPDOrderTests {
             ("shuffle 31:40", "ACK [2@0] {shuffle} Bad song index"),
             ("shuffle 1 2", #"ACK [2@0] {shuffle} too many arguments for "shuffle""#),
         ] {
-            #expect(run(line) == answer + "\n", "\(line)")
+            #expect(client.run(line) == answer + "\n", "\(line)")
         }
     }
 
     @Test("shuffle while stopped takes in the first song too, as mpd forgets its current song when it stops")
     func shuffleStopped() {
-        let ids = queue(30)
-        #expect(run("stop") == "OK\n")
+        let ids = client.queue(30)
+        #expect(client.run("stop") == "OK\n")
         var firsts: Set<Int> = []
         for _ in 0..<8 {
-            #expect(run("shuffle") == "OK\n")
+            #expect(client.run("shuffle") == "OK\n")
             firsts.insert(order()[0])
             #expect(service.controller.snapshot().current?.id == order()[0], "the first song is the current one")
-            #expect(run("status").contains("state: stop\n"))
+            #expect(client.run("status").contains("state: stop\n"))
         }
         #expect(firsts.count > 1, "the first song changed in 8 shuffles of 30 (1 in 30^7 to fail)")
         #expect(Set(order()) == Set(ids))
@@ -132,7 +119,7 @@ struct MPDOrderTests {
 
     @Test("the socket's rearrange is the same change, and refuses a list that is not the queue")
     func socket() {
-        let ids = queue(3)
+        let ids = client.queue(3)
         #expect(service.run(.rearrange(ids: [ids[0], ids[2], ids[1]])).ok == true)
         #expect(order() == [ids[0], ids[2], ids[1]])
         let refused = service.run(.rearrange(ids: [ids[0], ids[1]]))

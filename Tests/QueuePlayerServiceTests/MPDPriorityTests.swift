@@ -12,22 +12,12 @@ import Testing
 @Suite("MPD priorities on the player's one path", .tier(.deterministic), .timeLimit(.minutes(1)))
 struct MPDPriorityTests {
     private let service: ServiceHarness
-    private let runner: MPDCommandRunner
+    private let client: MPDTestClient
 
     init() throws {
         service = try ServiceHarness()
-        runner = Self.runner(of: service)
+        client = MPDTestClient(of: service)
     }
-
-    private static func runner(of service: ServiceHarness) -> MPDCommandRunner {
-        MPDCommandRunner(
-            controller: service.controller,
-            musicFolder: MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path),
-            playlists: MPDStoredPlaylists(folder: Subprocess.temporaryFile("playlists").path),
-            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
-    }
-
-    private func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
 
     /// The value of each `key` line of `answer`, in order.
     private func values(_ key: String, in answer: String) -> [String] {
@@ -36,67 +26,61 @@ struct MPDPriorityTests {
         }
     }
 
-    /// Queues `count` songs (the join fixtures in turn) and returns their ids.
-    private func queue(_ count: Int) -> [Int] {
-        let names = ["join-1.mp3", "join-2.mp3", "join-3.mp3"]
-        for index in 0..<count { _ = run("add \(names[index % names.count])") }
-        return service.controller.queue().map(\.id)
-    }
-
     @Test("prio and prioid set what playlistinfo shows as Prio, after Id, only where it is above 0")
     func shown() {
-        let ids = queue(4)
-        #expect(run("prio 7 1:3") == "OK\n")
-        #expect(run("prioid 255 \(ids[3])") == "OK\n")
-        let listed = run("playlistinfo")
+        let ids = client.queue(4)
+        #expect(client.run("prio 7 1:3") == "OK\n")
+        #expect(client.run("prioid 255 \(ids[3])") == "OK\n")
+        let listed = client.run("playlistinfo")
         #expect(values("Prio", in: listed) == ["7", "7", "255"], "\(listed)")
         #expect(listed.contains("Id: \(ids[1])\nPrio: 7\n") && listed.contains("Id: \(ids[3])\nPrio: 255\n"))
-        #expect(run("playlistid \(ids[0])").contains("Prio") == false, "the current song has none")
-        #expect(run("prioid 0 \(ids[1])") == "OK\n")
-        #expect(values("Prio", in: run("playlistinfo")) == ["7", "255"])
+        #expect(client.run("playlistid \(ids[0])").contains("Prio") == false, "the current song has none")
+        #expect(client.run("prioid 0 \(ids[1])") == "OK\n")
+        #expect(values("Prio", in: client.run("playlistinfo")) == ["7", "255"])
         #expect(service.controller.queue().map(\.id) == ids, "random is off: no order changed")
     }
 
     @Test("prio and prioid refuse as mpd does, and a refusal changes nothing")
     func refusals() {
-        let ids = queue(2)
-        #expect(run("prio 256 1") == "ACK [2@0] {prio} Number too large: 256\n")
-        #expect(run("prio x 1") == "ACK [2@0] {prio} Integer expected: x\n")
-        #expect(run("prio 3 5") == "ACK [2@0] {prio} Bad song index\n")
-        #expect(run("prio 3") == "ACK [2@0] {prio} too few arguments for \"prio\"\n")
-        #expect(run("prioid 3 999") == "ACK [50@0] {prioid} No such song\n")
-        #expect(run("prioid 3 \(ids[1]) 999") == "ACK [50@0] {prioid} No such song\n")
-        #expect(!run("playlistinfo").contains("Prio"), "nothing was given a priority by the refusals")
+        let ids = client.queue(2)
+        #expect(client.run("prio 256 1") == "ACK [2@0] {prio} Number too large: 256\n")
+        #expect(client.run("prio x 1") == "ACK [2@0] {prio} Integer expected: x\n")
+        #expect(client.run("prio 3 5") == "ACK [2@0] {prio} Bad song index\n")
+        #expect(client.run("prio 3") == "ACK [2@0] {prio} too few arguments for \"prio\"\n")
+        #expect(client.run("prioid 3 999") == "ACK [50@0] {prioid} No such song\n")
+        #expect(client.run("prioid 3 \(ids[1]) 999") == "ACK [50@0] {prioid} No such song\n")
+        #expect(!client.run("playlistinfo").contains("Prio"), "nothing was given a priority by the refusals")
     }
 
     @Test("with random on, the songs given a priority play next, the highest first, then the others")
     func orderWhileRandom() {
-        let ids = queue(20)
-        #expect(run("random 1") == "OK\n")
-        #expect(run("prioid 9 \(ids[17]) \(ids[5])", "prioid 4 \(ids[11])") == "OK\n")
+        let ids = client.queue(20)
+        #expect(client.run("random 1") == "OK\n")
+        #expect(client.run("prioid 9 \(ids[17]) \(ids[5])", "prioid 4 \(ids[11])") == "OK\n")
         let order = service.controller.queue().map(\.id)
         #expect(order.first == ids[0], "the current song stays current")
         #expect(Set(order[1...2]) == [ids[17], ids[5]] && order[3] == ids[11], "\(order)")
         #expect(Set(order) == Set(ids))
-        #expect(run("add join-1.mp3", "add join-2.mp3") == "OK\n")
+        #expect(client.run("add join-1.mp3", "add join-2.mp3") == "OK\n")
         let added = Set(service.controller.queue().map(\.id)).subtracting(ids)
         #expect(Set(service.controller.queue().map(\.id).suffix(from: 4)).isSuperset(of: added), "new songs go last")
-        #expect(run("next") == "OK\n")
+        #expect(client.run("next") == "OK\n")
         let now = service.controller.queue().map(\.id)
         #expect(Set([now[0], now[1]]) == [ids[17], ids[5]], "\(now)")
-        #expect(values("Prio", in: run("currentsong")).isEmpty, "a song's priority is cleared as it becomes current")
-        #expect(values("Prio", in: run("playlistinfo")) == ["9", "4"])
+        let current = client.run("currentsong")
+        #expect(values("Prio", in: current).isEmpty, "a song's priority is cleared as it becomes current")
+        #expect(values("Prio", in: client.run("playlistinfo")) == ["9", "4"])
     }
 
     @Test("a priority change is a change of the queue: idling clients are told playlist, and its version moves")
     func told() async throws {
-        let ids = queue(3)
+        let ids = client.queue(3)
         var changes = service.mpdChanges().makeAsyncIterator()
-        let version = values("playlist", in: run("status"))
-        #expect(run("prioid 5 \(ids[2])") == "OK\n")
+        let version = values("playlist", in: client.run("status"))
+        #expect(client.run("prioid 5 \(ids[2])") == "OK\n")
         #expect(await changes.next() == [.playlist])
-        #expect(values("playlist", in: run("status")) != version)
-        #expect(run("prioid 5 \(ids[2])") == "OK\n", "the same priority again")
+        #expect(values("playlist", in: client.run("status")) != version)
+        #expect(client.run("prioid 5 \(ids[2])") == "OK\n", "the same priority again")
         service.run(.volume(0.5, relative: false))
         #expect(await changes.next() == [.mixer], "the same priority again was no change")
     }
@@ -116,6 +100,6 @@ struct MPDPriorityTests {
         #expect(second.controller.restore())
         #expect(second.controller.queue().map(\.id) == ids)
         #expect(second.run(.queue).queue?.map(\.priority) == [nil, nil, 12])
-        #expect(Self.runner(of: second).run(lines: ["playlistid \(ids[2])"], listOK: false).text.contains("Prio: 12\n"))
+        #expect(MPDTestClient(of: second).run("playlistid \(ids[2])").contains("Prio: 12\n"))
     }
 }

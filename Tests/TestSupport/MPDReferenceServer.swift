@@ -1,7 +1,7 @@
 import Foundation
 
 /// Debian's `mpd` (0.23), private to a test: on a free port of 127.0.0.1, a `null` output with a software mixer, the
-/// music folder given, its database scanned before the initializer returns. The reference the daemon's MPD answers
+/// music folder given, its database scanned before the initializer returns, and a sticker database. The reference the daemon's MPD answers
 /// are compared with. Stopped when released.
 ///
 /// Starting never skips: if mpd does not come up or cannot scan, the initializer throws and the test fails.
@@ -19,6 +19,7 @@ public final class MPDReferenceServer: Sendable {
             music_directory "\(musicFolder)"
             playlist_directory "\(folder)/playlists"
             db_file "\(folder)/database"
+            sticker_file "\(folder)/sticker.sql"
             log_file "\(folder)/log"
             bind_to_address "127.0.0.1"
             port "\(port)"

@@ -98,7 +98,7 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
-    @Test("mpc browses the music index (update, ls, find, search, list, stats, findadd) and searches the queue")
+    @Test("mpc browses the music index (update, ls, find, search, list, stats, findadd), searches the queue, rates")
     func mpcBrowses() async throws {
         let daemon = try await Daemon("mpd-browse")
         // The daemon indexes its folder as it starts; mpc waits for the end of another update (idle update).
@@ -123,6 +123,10 @@ struct MPDClientTests {
         let searched = await daemon.mpc("searchplay", "title", "FIRST")
         #expect(searched.status == 0, "\(searched.standardError)")
         #expect(await daemon.mpc("-f", "%title%", "current").standardOutput == "First Light\n")
+        #expect(await daemon.mpc("sticker", "tagged-v24.mp3", "set", "rating", "5").status == 0)
+        #expect(await daemon.mpc("sticker", "tagged-v24.mp3", "get", "rating").standardOutput == "rating=5\n")
+        let rated = await daemon.mpc("sticker", "", "find", "rating")
+        #expect(rated.standardOutput == "tagged-v24.mp3: rating=5\n", "\(rated)")
         await daemon.quit()
     }
 

@@ -110,7 +110,7 @@ package struct MPDCommandRunner: Sendable {
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
         "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges", "listall",
         "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
-        "readpicture", "listfiles", "playlistfind", "playlistsearch",
+        "readpicture", "listfiles", "playlistfind", "playlistsearch", "sticker",
     ]
 
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
@@ -332,6 +332,9 @@ package struct MPDCommandRunner: Sendable {
         },
         "shuffle": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.shuffle(arguments.first)
+        },
+        "sticker": Command(permission: .admin, arguments: 3...Int.max) { runner, arguments throws(MPDError) in
+            try runner.sticker(arguments)
         },
         "prio": Command(permission: .player, arguments: 2...Int.max) { runner, arguments throws(MPDError) in
             try runner.setPriority(arguments[0], positions: arguments.dropFirst())

@@ -6,7 +6,8 @@ import QueuePlayerControl
 
 /// The daemon's durable state in SQLite (GRDB): the queue with its stable ids, the current item and position,
 /// the volume, the action at an item's end, the history `previous` walks back through, and where each podcast
-/// episode was left (StateStore+Episodes.swift), and the music folder's index (StateStore+MusicIndex.swift).
+/// episode was left (StateStore+Episodes.swift), the music folder's index (StateStore+MusicIndex.swift), and MPD's
+/// stickers (StateStore+Stickers.swift).
 ///
 /// Every write is one transaction in WAL mode (synchronous NORMAL), committed before the command that caused it
 /// is acknowledged, so a SIGKILL loses no acknowledged queue edit; the position is checkpointed often enough (see
@@ -176,6 +177,15 @@ package final class StateStore: Sendable {
         migrator.registerMigration("v10: priorities") { database in
             try database.alter(table: "queueItem") { table in
                 table.add(column: "priority", .integer).notNull().defaults(to: 0)
+            }
+        }
+        migrator.registerMigration("v11: stickers") { database in
+            try database.create(table: "sticker") { table in
+                table.column("type", .text).notNull()
+                table.column("uri", .text).notNull()
+                table.column("name", .text).notNull()
+                table.column("value", .text).notNull()
+                table.primaryKey(["type", "uri", "name"])
             }
         }
         return migrator

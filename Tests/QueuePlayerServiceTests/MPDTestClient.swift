@@ -1,0 +1,28 @@
+import QueuePlayerService
+import TestSupport
+
+/// One MPD client of a daemon core in-process: its commands carried out by a runner of its own, as a TCP client's
+/// are, with the fixtures' folder as the music folder.
+struct MPDTestClient {
+    let runner: MPDCommandRunner
+    private let service: ServiceHarness
+
+    init(of service: ServiceHarness) {
+        self.service = service
+        runner = MPDCommandRunner(
+            controller: service.controller,
+            musicFolder: MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path),
+            playlists: MPDStoredPlaylists(folder: Subprocess.temporaryFile("playlists").path),
+            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
+    }
+
+    /// The answers to `lines`, sent one after the other outside a command list, up to the first error.
+    func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
+
+    /// Queues `count` songs (the join fixtures in turn) and returns the queue's ids.
+    func queue(_ count: Int) -> [Int] {
+        let names = ["join-1.mp3", "join-2.mp3", "join-3.mp3"]
+        for index in 0..<count { _ = run("add \(names[index % names.count])") }
+        return service.controller.queue().map(\.id)
+    }
+}
