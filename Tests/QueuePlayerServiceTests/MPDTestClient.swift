@@ -7,13 +7,15 @@ struct MPDTestClient {
     let runner: MPDCommandRunner
     private let service: ServiceHarness
 
-    init(of service: ServiceHarness) {
+    /// A client of `service` telling changes that are not the player's to `feed`, with `mailbox` for its messages
+    /// (by default one no other client shares).
+    init(of service: ServiceHarness, feed: MPDChangeFeed = MPDChangeFeed(), mailbox: MPDMessages.Mailbox? = nil) {
         self.service = service
         runner = MPDCommandRunner(
             controller: service.controller,
             musicFolder: MPDMusicFolder(path: Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path),
             playlists: MPDStoredPlaylists(folder: Subprocess.temporaryFile("playlists").path),
-            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
+            versions: MPDQueueVersions(), feed: feed, mailbox: mailbox, isLocalClient: false)
     }
 
     /// The answers to `lines`, sent one after the other outside a command list, up to the first error.

@@ -191,7 +191,7 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
-    @Test("python-mpd2: an idling client hears another's change, lists run whole, errors are MPD's")
+    @Test("python-mpd2: an idling client hears another's change and message, lists run whole, errors are MPD's")
     func pythonMPD() async throws {
         let daemon = try await Daemon("mpd-python")
         let script = """
@@ -220,6 +220,13 @@ struct MPDClientTests {
                 actor.play(99)
             except CommandError as error:
                 out["error"] = str(error)
+            idler.subscribe("queueplayer:test")
+            waiting = threading.Thread(target=lambda: out.update(idle3=idler.idle("message")))
+            waiting.start()
+            out["channels"] = actor.channels()
+            actor.sendmessage("queueplayer:test", "hello there")
+            waiting.join()
+            out["messages"] = idler.readmessages()
             print(json.dumps(out))
             """
         let result = await Subprocess.run(
@@ -235,6 +242,8 @@ struct MPDClientTests {
                 == ["volume": "30", "playlistlength": "1", "consume": "1", "state": "pause"], "\(out)")
         #expect(out["files"] as? [String] == ["sweep-44k-4s.mp3"], "a file in the music folder is named in it")
         #expect(out["error"] as? String == "[2@0] {play} Bad song index")
+        #expect(out["idle3"] as? [String] == ["message"] && out["channels"] as? [String] == ["queueplayer:test"])
+        #expect(out["messages"] as? [[String: String]] == [["channel": "queueplayer:test", "message": "hello there"]])
         await daemon.quit()
     }
 

@@ -73,6 +73,10 @@ struct MPDDifferentialTests {
         #"sticker set song stereo-44k-5s.mp3 rating """#, "sticker get song stereo-44k-5s.mp3 rating",
         #"sticker find song "" rating"#, "sticker set song stereo-44k-5s.mp3 a=b 1",
         "sticker list song stereo-44k-5s.mp3",
+        // Messages between clients, within one: channels, subscriptions, a message read, and the refusals.
+        "channels", "subscribe bad!name", "subscribe chan:1", "subscribe chan:1", "subscribe other_2", "channels",
+        "sendmessage chan:1 hello", #"sendmessage chan:1 "two words""#, "readmessages", "readmessages",
+        "sendmessage nobody x", "unsubscribe chan:1", "unsubscribe chan:1", #"sendmessage "" x"#, "subscribe",
         // Pictures: the tag's, in chunks, and a cover file's; the limits.
         "readpicture Mornings/one.mp3 0", "readpicture Mornings/one.mp3 16384", "readpicture Mornings/one.mp3 20001",
         "readpicture Mornings/two.mp3 0", "albumart Mornings/two.mp3 0", "albumart Mornings/two.mp3 3",

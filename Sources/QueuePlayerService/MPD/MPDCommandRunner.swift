@@ -37,13 +37,17 @@ package struct MPDCommandRunner: Sendable {
     let index: MusicIndex?
     /// The daemon's time up and playing.
     let playTime: MPDPlayTime
+    /// This client's channels and the messages sent to them.
+    let mailbox: MPDMessages.Mailbox
 
-    /// A runner for one connection.
+    /// A runner for one connection; without `mailbox`, its messages go to no other client.
     package init(
         controller: PlayerController, musicFolder: MPDMusicFolder, playlists: MPDStoredPlaylists,
         versions: MPDQueueVersions, feed: MPDChangeFeed, index: MusicIndex? = nil,
-        playTime: MPDPlayTime = MPDPlayTime(), access: MPDAccess = .open, isLocalClient: Bool
+        playTime: MPDPlayTime = MPDPlayTime(), access: MPDAccess = .open, mailbox: MPDMessages.Mailbox? = nil,
+        isLocalClient: Bool
     ) {
+        self.mailbox = mailbox ?? MPDMessages(feed: feed).mailbox()
         self.index = index
         self.playTime = playTime
         self.access = access
@@ -332,6 +336,25 @@ package struct MPDCommandRunner: Sendable {
         },
         "shuffle": Command(permission: .player, arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.shuffle(arguments.first)
+        },
+        "subscribe": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.mailbox.messages.subscribe(runner.mailbox, to: arguments[0])
+            return ""
+        },
+        "unsubscribe": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.mailbox.messages.unsubscribe(runner.mailbox, from: arguments[0])
+            return ""
+        },
+        "channels": Command(arguments: 0...0) { runner, _ throws(MPDError) in
+            runner.mailbox.messages.channels().map { "channel: \($0)\n" }.joined()
+        },
+        "readmessages": Command(arguments: 0...0) { runner, _ throws(MPDError) in
+            runner.mailbox.messages.read(runner.mailbox).map { "channel: \($0.channel)\nmessage: \($0.text)\n" }
+                .joined()
+        },
+        "sendmessage": Command(permission: .control, arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.mailbox.messages.send(arguments[1], to: arguments[0])
+            return ""
         },
         "sticker": Command(permission: .admin, arguments: 3...Int.max) { runner, arguments throws(MPDError) in
             try runner.sticker(arguments)

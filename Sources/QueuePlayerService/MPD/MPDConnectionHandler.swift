@@ -43,13 +43,15 @@ final class MPDConnectionHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        listener = feed.add { changed in
+        let tell: @Sendable (MPDSubsystems) -> Void = { changed in
             // A change a quick command made on this loop is answered in the same turn, before that command's reply.
             guard handler.eventLoop.inEventLoop else {
                 return handler.eventLoop.execute { Self.tell(changed, to: handler) }
             }
             Self.tell(changed, to: handler)
         }
+        listener = feed.add(tell)
+        runner.mailbox.connect(tell)
         write(Self.greeting, context: context)
         countTimeout(context: context)
         context.fireChannelActive()

@@ -35,6 +35,8 @@ package final class MPDServer: Service {
     private let connectionTimeout: Duration
     private let logger: Logger
     private let feed = MPDChangeFeed()
+    /// The channels clients subscribe to, and their messages.
+    private let messages: MPDMessages
     private let versions = MPDQueueVersions()
     private let playTime = MPDPlayTime()
     /// The music folder's index, kept in the controller's state store.
@@ -69,6 +71,7 @@ package final class MPDServer: Service {
         self.musicFolder = musicFolder
         self.playlists = playlists
         self.logger = logger
+        messages = MPDMessages(feed: feed)
         index = MusicIndex(folder: musicFolder, store: controller.store, logger: logger) { [feed] event in
             switch event {
             case .started: feed.tell([.update])
@@ -166,7 +169,11 @@ package final class MPDServer: Service {
             logger.warning("refused an MPD connection: \(maximumConnections) are open already")
             return channel.close()
         }
-        channel.closeFuture.whenComplete { [self] _ in connections.subtract(1, ordering: .relaxed) }
+        let mailbox = messages.mailbox()
+        channel.closeFuture.whenComplete { [self] _ in
+            connections.subtract(1, ordering: .relaxed)
+            mailbox.close()
+        }
         let peer: EventLoopFuture<Void> =
             isLocal
             ? ControlServer.peerUserID(of: channel).flatMapThrowing { uid in
@@ -174,7 +181,7 @@ package final class MPDServer: Service {
             } : channel.eventLoop.makeSucceededVoidFuture()
         let runner = MPDCommandRunner(
             controller: controller, musicFolder: musicFolder, playlists: playlists, versions: versions, feed: feed,
-            index: index, playTime: playTime, access: access, isLocalClient: isLocal)
+            index: index, playTime: playTime, access: access, mailbox: mailbox, isLocalClient: isLocal)
         return peer.flatMapThrowing { [feed, connectionTimeout] in
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(ControlLineDecoder(maximumLength: Self.maximumLineLength)),
