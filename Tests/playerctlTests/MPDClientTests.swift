@@ -247,6 +247,34 @@ struct MPDClientTests {
         await daemon.quit()
     }
 
+    @Test("a local client reads the music folder with config, a TCP one may not; kill ends the daemon as quit does")
+    func configAndKill() async throws {
+        let daemon = try await Daemon("mpd-kill")
+        let script = """
+            import json, sys
+            from mpd import MPDClient, CommandError
+            local, tcp = MPDClient(), MPDClient()
+            local.connect(sys.argv[2])
+            tcp.connect("127.0.0.1", int(sys.argv[1]))
+            out = {"config": local.config()}
+            try:
+                tcp.config()
+            except CommandError as error:
+                out["tcp"] = str(error)
+            try:
+                local.kill()
+            except Exception:
+                pass
+            print(json.dumps(out))
+            """
+        let result = await Subprocess.run("/usr/bin/python3", ["-c", script, "\(daemon.port)", daemon.mpdSocket])
+        #expect(result.status == 0, "\(result.standardError)")
+        let out = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+        #expect(out["config"] as? String == Fixtures.mp3("stereo-44k-5s").deletingLastPathComponent().path)
+        #expect(out["tcp"] as? String == "[4@0] {config} Command only permitted to local clients")
+        #expect(await daemon.process.exitStatus() == 0, "\(daemon.process.log)")
+    }
+
     @Test("Home Assistant's calls, made as its mpd integration makes them through python-mpd2's asyncio client")
     func homeAssistant() async throws {
         let daemon = try await Daemon("mpd-home-assistant")

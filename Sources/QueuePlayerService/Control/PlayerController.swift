@@ -109,7 +109,7 @@ package final class PlayerController: Sendable {
 
     /// Ends the service gracefully, as SIGTERM does.
     package func quit() {
-        logger.info("quitting, as asked on the control socket")
+        logger.info("quitting, as a client asked")
         state.withLock { $0.quit }?()
     }
 

@@ -2,8 +2,8 @@ import FoundationEssentials
 import QueuePlayerControl
 
 /// The stored playlists' commands: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `save`, `rm`,
-/// `rename`, `playlistadd`, `playlistdelete`, `playlistclear`. A change is told to idling clients as
-/// `stored_playlist`.
+/// `rename`, `playlistadd`, `playlistdelete`, `playlistmove`, `playlistclear`, `searchaddpl`. A change is told to
+/// idling clients as `stored_playlist`.
 extension MPDCommandRunner {
     func listPlaylists() -> String {
         playlists.all().map { name in Self.field("playlist", name) + Self.modified(playlists.path(of: name)) }.joined()
@@ -65,6 +65,33 @@ extension MPDCommandRunner {
         var songs = try playlists.songs(name)
         songs.removeSubrange(try MPDArguments.range(position, count: songs.count))
         try playlists.write(name, songs: songs)
+        return storedPlaylistsChanged()
+    }
+
+    /// MPD's `playlistmove NAME FROM TO`: the song at FROM to position TO; "Bad range" beyond the playlist.
+    func playlistMove(_ name: String, from: String, to destination: String) throws(MPDError) -> String {
+        let (from, destination) = (try MPDArguments.unsigned(from), try MPDArguments.unsigned(destination))
+        guard from != destination else { return "" }
+        var songs = try playlists.songs(name)
+        guard from < songs.count, destination < songs.count else { throw MPDError(.argument, "Bad range") }
+        songs.insert(songs.remove(at: from), at: destination)
+        try playlists.write(name, songs: songs)
+        return storedPlaylistsChanged()
+    }
+
+    /// MPD's `searchaddpl NAME FILTER… [position POS]`: the songs `search` finds, at the end of the playlist or at
+    /// POS (made if new, and only if a song was found).
+    func searchAddToPlaylist(_ arguments: [String]) throws(MPDError) -> String {
+        var filter = Array(arguments.dropFirst())
+        let position = try Self.takePosition(from: &filter).map { text throws(MPDError) in
+            try MPDArguments.unsigned(text)
+        }
+        var songs = (try? playlists.songs(arguments[0])) ?? []
+        if let position, position > songs.count { throw MPDError(.argument, "Bad position") }
+        let found = try selection(filter, foldsCase: true).map(\.path)
+        guard !found.isEmpty else { return "" }
+        songs.insert(contentsOf: found, at: position ?? songs.count)
+        try playlists.write(arguments[0], songs: songs)
         return storedPlaylistsChanged()
     }
 

@@ -15,11 +15,7 @@ extension MPDCommandRunner {
     /// matching songs added to the queue, at its end or at `POS` (absolute, or `+N`/`-N` from the current song).
     func findAdd(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> String {
         var arguments = arguments
-        var position: String?
-        if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
-            position = arguments.removeLast()
-            arguments.removeLast()
-        }
+        let position = Self.takePosition(from: &arguments)
         let queue = controller.mpdState().queue
         let index = try position.map { text throws(MPDError) in try Self.insertionIndex(text, in: queue) }
         let songs = try selection(arguments, foldsCase: foldsCase)
@@ -28,6 +24,13 @@ extension MPDCommandRunner {
         let reply = controller.execute(Self.addition(of: items, at: index, in: queue), id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add the songs found") }
         return ""
+    }
+
+    /// The `POS` of a trailing `position POS`, taken off `arguments`; nil without one.
+    static func takePosition(from arguments: inout [String]) -> String? {
+        guard arguments.count >= 2, arguments[arguments.count - 2] == "position" else { return nil }
+        defer { arguments.removeLast(2) }
+        return arguments.last
     }
 
     /// MPD's `playlistfind FILTER` (`playlistsearch`, when `foldsCase`): the queue's songs that match, as
@@ -133,7 +136,7 @@ extension MPDCommandRunner {
     }
 
     /// The matching songs of a `find` or `search`, sorted and windowed as its last arguments say.
-    private func selection(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> [IndexedSong] {
+    func selection(_ arguments: [String], foldsCase: Bool) throws(MPDError) -> [IndexedSong] {
         var arguments = arguments[...]
         var window: Range<Int>?
         if arguments.count >= 2, arguments[arguments.endIndex - 2] == "window" {

@@ -114,7 +114,7 @@ package struct MPDCommandRunner: Sendable {
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
         "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges", "listall",
         "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
-        "readpicture", "listfiles", "playlistfind", "playlistsearch", "sticker",
+        "readpicture", "listfiles", "playlistfind", "playlistsearch", "sticker", "playlistmove", "searchaddpl",
     ]
 
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
@@ -151,6 +151,17 @@ package struct MPDCommandRunner: Sendable {
             runner.permissions.grant(granted)
             return ""
         },
+        "config": Command(permission: .admin, arguments: 0...0) { runner, _ throws(MPDError) in
+            guard runner.isLocalClient else {
+                throw MPDError(.permission, "Command only permitted to local clients")
+            }
+            return "music_directory: \(runner.musicFolder.path)\n"
+        },
+        "kill": Command(permission: .admin, arguments: 0...0) { runner, _ throws(MPDError) in
+            _ = try runner.carryOut(.quit)
+            return nil
+        },
+        "clearerror": Command(permission: .player, arguments: 0...0) { _, _ throws(MPDError) in "" },
         "status": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.status() },
         "currentsong": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.currentSong() },
         "playlistinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
@@ -309,6 +320,12 @@ package struct MPDCommandRunner: Sendable {
         },
         "playlistdelete": Command(permission: .control, arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.playlistDelete(arguments[0], position: arguments[1])
+        },
+        "playlistmove": Command(permission: .control, arguments: 3...3) { runner, arguments throws(MPDError) in
+            try runner.playlistMove(arguments[0], from: arguments[1], to: arguments[2])
+        },
+        "searchaddpl": Command(permission: .control, arguments: 2...Int.max) { runner, arguments throws(MPDError) in
+            try runner.searchAddToPlaylist(arguments)
         },
         "playlistclear": Command(permission: .control, arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.playlistClear(arguments[0])
