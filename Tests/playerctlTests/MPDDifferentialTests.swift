@@ -74,14 +74,15 @@ struct MPDDifferentialTests {
         #"sticker find song "" rating"#, "sticker set song stereo-44k-5s.mp3 a=b 1",
         "sticker list song stereo-44k-5s.mp3",
         // Stored playlists edited by position and by search; clearerror; config, which a TCP client may not use.
-        "playlistadd pl1 stereo-44k-5s.mp3", "playlistadd pl1 id3v24-multi.mp3", "playlistadd pl1 Mornings/two.mp3",
-        "playlistmove pl1 0 2", "listplaylist pl1", "playlistmove pl1 0 3", "playlistmove pl1 5 5",
+        "playlistadd pl1 stereo-44k-5s.mp3", "playlistadd pl1 id3v24-multi.mp3", "playlistadd pl1 Mornings",
+        "playlistmove pl1 0 2", "listplaylist pl1", "playlistmove pl1 0 4", "playlistmove pl1 5 5",
         "playlistmove nope 0 1", "playlistmove pl1 x 1", "playlistmove pl1 -1 1", "searchaddpl pl1 album morn",
         "listplaylist pl1", "searchaddpl pl2 title nothing-matches", "listplaylists",
         "searchaddpl pl1 title second position 1", "listplaylist pl1", "searchaddpl pl1 title second position 99",
         "searchaddpl pl1 title second position x", #"searchaddpl pl1 "(Title contains 'First')""#,
         "listplaylist pl1", "searchaddpl pl3 album mornings position 0", "listplaylist pl3",
         "searchaddpl pl4 title nothing position 5", "searchaddpl pl1", "searchaddpl pl1 title", "rm pl1", "rm pl3",
+        "add Mornings", "playlistinfo", "delete 1:", "add /", "playlistinfo", "delete 1:",
         "clearerror", "clearerror 1", "config",
         // Messages between clients, within one: channels, subscriptions, a message read, and the refusals.
         "channels", "subscribe bad!name", "subscribe chan:1", "subscribe chan:1", "subscribe other_2", "channels",

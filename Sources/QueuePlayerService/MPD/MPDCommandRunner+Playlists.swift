@@ -49,13 +49,14 @@ extension MPDCommandRunner {
         return storedPlaylistsChanged()
     }
 
-    /// MPD's `playlistadd NAME URI`: a song, or a folder's MP3 files, at the end of the playlist (made if new).
+    /// MPD's `playlistadd NAME URI`: a song, or a folder's songs (see ``items(named:)``; a folder outside the index:
+    /// its MP3 files by name), at the end of the playlist (made if new).
     func playlistAdd(_ name: String, _ uri: String) throws(MPDError) -> String {
-        let item = try musicFolder.item(uri, isLocalClient: isLocalClient)
-        var isFolder = false
-        let files =
-            FileManager.default.fileExists(atPath: item, isDirectory: &isFolder) && isFolder
-            ? ItemPaths.expand([item]).files.map(\.path) : [item]
+        let files = try items(named: uri).flatMap { item in
+            var isFolder = false
+            let exists = FileManager.default.fileExists(atPath: item, isDirectory: &isFolder)
+            return exists && isFolder ? ItemPaths.expand([item]).files.map(\.path) : [item]
+        }
         let existing = (try? playlists.songs(name)) ?? []
         try playlists.write(name, songs: existing + files.map(musicFolder.name(of:)))
         return storedPlaylistsChanged()

@@ -9,13 +9,26 @@ extension MPDCommandRunner {
     /// name order), an http(s) URL, or for a local client any file; at the end, or before the song at POS. `addid`
     /// answers the new song's `Id`.
     func add(_ uri: String, at position: String?, answeringID: Bool) throws(MPDError) -> String {
-        let item = try musicFolder.item(uri == "/" ? "" : uri, isLocalClient: isLocalClient)
+        let items = try items(named: uri)
         let queue = controller.mpdState().queue
         let index = try position.map { text throws(MPDError) in try Self.insertionIndex(text, in: queue) }
-        let reply = controller.execute(Self.addition(of: [item], at: index, in: queue), id: nil)
+        guard !items.isEmpty else { return "" }
+        let reply = controller.execute(Self.addition(of: items, at: index, in: queue), id: nil)
         guard reply.ok == true else { throw MPDError(.noExist, reply.error ?? "cannot add \(uri)") }
         guard answeringID else { return "" }
         return (reply.added ?? []).map { "Id: \($0)\n" }.joined()
+    }
+
+    /// What `add` and `playlistadd` take `uri` to name: for a folder of the music index, its songs as mpd walks its
+    /// database (by album, disc and track, then each subfolder's); for anything else, the item itself.
+    func items(named uri: String) throws(MPDError) -> [String] {
+        let item = try musicFolder.item(uri == "/" ? "" : uri, isLocalClient: isLocalClient)
+        let folder = item == musicFolder.path ? "" : musicFolder.name(of: item)
+        guard let contents = index?.current, !folder.hasPrefix("/"), contents.isFolder(folder) else { return [item] }
+        var songs: [String] = []
+        contents.walk(
+            folder, recursive: true, folder: { _ in }, song: { songs.append(musicFolder.location(of: $0.path)) })
+        return songs
     }
 
     /// Where MPD's `POS` argument of `add`, `addid` and `findadd` inserts in `queue`: an absolute position, or
