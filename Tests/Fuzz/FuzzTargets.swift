@@ -23,7 +23,9 @@ enum FuzzTarget: String, CaseIterable {
     case template
     /// Bytes as an MPD client's stream, cut into reads as `control` is: split into lines with MPD's line limit,
     /// framed by an MPD session (command lists, idle), each command line tokenized, its arguments read as a song
-    /// filter, and each argument read as every kind of MPD argument (number, range, seconds, boolean).
+    /// filter, and each argument read as every kind of MPD argument (number, range, seconds, boolean); then each
+    /// batch carried out by an MPD connection's runner on a daemon core of its own (see ``mpdRunner``), stopped and
+    /// emptied before each input.
     case mpd
 
     private static let quiet = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
@@ -112,11 +114,14 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     private static func readMPDStream(_ bytes: UnsafeRawBufferPointer) {
+        _ = mpdRunner.run(lines: ["stop", "clear"], listOK: false)
         var session = MPDSession()
         forEachLine(of: bytes, maximumLength: MPDServer.maximumLineLength) { line in
             guard case .line(var buffer) = line else { return }
             let text = buffer.readString(length: buffer.readableBytes) ?? ""
-            guard case .execute(let lines, _, _) = session.receive(text) else { return }
+            guard case .execute(let lines, _, let listOK) = session.receive(text) else { return }
+            // Nothing that names a URL: the player would open it, and nothing here may reach beyond the machine.
+            _ = mpdRunner.run(lines: lines.filter { !$0.contains("://") }, listOK: listOK)
             for line in lines {
                 guard let request = try? MPDRequest.parse(line[...]) else { continue }
                 _ = try? MPDSongFilter.parse(request.arguments, foldsCase: request.name.hasPrefix("search"))
@@ -129,6 +134,25 @@ enum FuzzTarget: String, CaseIterable {
             }
         }
     }
+
+    /// An MPD connection's runner on a daemon core of its own: a player on a null sink, an in-memory state store, the
+    /// fixtures as its music folder when the process runs where they are (the package's folder, as `scripts/fuzz`
+    /// and the tests run it), stored playlists in a scratch folder removed at exit. Built once.
+    private static let mpdRunner: MPDCommandRunner = {
+        let application = Application()
+        let player = QueuePlayer(sink: NullSink(pacing: .realTime), logger: quiet, application: application)
+        // An in-memory store cannot fail to open; a fuzzer that cannot build its target has nothing to run.
+        let store = try! StateStore()
+        let controller = PlayerController(
+            player: player, application: application, store: store, logger: quiet, commandPath: CommandPath())
+        atexit { _ = try? FileManager.default.removeItem(atPath: "/tmp/queueplayer-fuzz-playlists-\(getpid())") }
+        let fixtures = FileManager.default.currentDirectoryPath + "/Tests/Fixtures/generated"
+        let folder = FileManager.default.fileExists(atPath: fixtures) ? fixtures : "/nonexistent"
+        return MPDCommandRunner(
+            controller: controller, musicFolder: MPDMusicFolder(path: folder),
+            playlists: MPDStoredPlaylists(folder: "/tmp/queueplayer-fuzz-playlists-\(getpid())"),
+            versions: MPDQueueVersions(), feed: MPDChangeFeed(), isLocalClient: false)
+    }()
 
     private static func loadManifest(_ bytes: UnsafeRawBufferPointer) {
         writeScratch(bytes)

@@ -43,6 +43,8 @@ struct MPDOrderTests {
             ("move -1:2 0", "ACK [2@0] {move} Number is negative: -1:2"),
             ("move 1 x", "ACK [2@0] {move} Integer expected: x"),
             ("move 1 5", "ACK [2@0] {move} Number too large: 5"), ("move 1 -1", "ACK [2@0] {move} Number too large: 1"),
+            ("move 1 +\(Int.max)", "ACK [2@0] {move} Number too large: \(Int.max)"),
+            ("moveid \(ids[1]) +\(Int.max)", "ACK [2@0] {moveid} Number too large: \(Int.max)"),
         ] {
             #expect(client.run(line) == answer + "\n", "\(line)")
         }

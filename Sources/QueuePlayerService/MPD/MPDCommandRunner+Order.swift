@@ -60,7 +60,7 @@ extension MPDCommandRunner {
     private static func destination(_ text: String, count: Int) throws(MPDError) -> Int {
         let relative = text.first == "+" || text.first == "-"
         let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
-        let index = text.first == "+" ? number + 1 : text.first == "-" ? -number : number
+        let index = text.first == "+" ? min(number, count) + 1 : text.first == "-" ? -number : number
         guard (0...count).contains(index) else { throw MPDError(.argument, "Number too large: \(number)") }
         return index
     }

@@ -38,7 +38,7 @@ extension MPDCommandRunner {
         let relative = text.first == "+" || text.first == "-"
         if relative, queue.isEmpty { throw MPDError(.playerSync, "No current song") }
         let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
-        let index = text.first == "+" ? number + 1 : text.first == "-" ? -number : number
+        let index = text.first == "+" ? min(number, queue.count) + 1 : text.first == "-" ? -number : number
         if index > queue.count { throw MPDError(.argument, "Number too large: \(number)") }
         if index <= 0, !queue.isEmpty {
             throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
