@@ -72,6 +72,8 @@ final class MPDConnectionHandler: ChannelInboundHandler {
         expiry?.cancel()
         if let listener { feed.remove(listener) }
         listener = nil
+        // The mailbox's tell holds this handler, which holds the mailbox: closing it ends the cycle.
+        runner.mailbox.close()
         context.fireChannelInactive()
     }
 
