@@ -58,9 +58,7 @@ extension MPDCommandRunner {
     /// Where MPD's `TO` puts songs in a queue of `count` songs once they have been taken out of it: a position up to
     /// `count`, or relative to the current song, which is the queue's first here.
     private static func destination(_ text: String, count: Int) throws(MPDError) -> Int {
-        let relative = text.first == "+" || text.first == "-"
-        let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
-        let index = text.first == "+" ? min(number, count) + 1 : text.first == "-" ? -number : number
+        let (index, number) = try relativePosition(text, limit: count)
         guard (0...count).contains(index) else { throw MPDError(.argument, "Number too large: \(number)") }
         return index
     }

@@ -35,15 +35,21 @@ extension MPDCommandRunner {
     /// `+N`/`-N` after or before the current song, which is the queue's first here. Before the current song is
     /// refused: played songs leave this queue, and the current one is always first.
     static func insertionIndex(_ text: String, in queue: [QueueEntry]) throws(MPDError) -> Int {
-        let relative = text.first == "+" || text.first == "-"
-        if relative, queue.isEmpty { throw MPDError(.playerSync, "No current song") }
-        let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
-        let index = text.first == "+" ? min(number, queue.count) + 1 : text.first == "-" ? -number : number
+        if text.first == "+" || text.first == "-", queue.isEmpty { throw MPDError(.playerSync, "No current song") }
+        let (index, number) = try relativePosition(text, limit: queue.count)
         if index > queue.count { throw MPDError(.argument, "Number too large: \(number)") }
         if index <= 0, !queue.isEmpty {
             throw MPDError(.argument, "a song cannot be added before the current one; add it at 1 and play it")
         }
         return index
+    }
+
+    /// A position that may count from the current song, the queue's first here: `N`, `+N` (N after it: N + 1) or `-N`
+    /// (N before it: -N), with the number written. `+N` beyond `limit` is cut to `limit + 1`, so it cannot overflow.
+    static func relativePosition(_ text: String, limit: Int) throws(MPDError) -> (index: Int, number: Int) {
+        let relative = text.first == "+" || text.first == "-"
+        let number = try MPDArguments.unsigned(relative ? String(text.dropFirst()) : text)
+        return (text.first == "+" ? min(number, limit) + 1 : text.first == "-" ? -number : number, number)
     }
 
     /// The command that adds `items` at `index` of `queue` (from ``insertionIndex(_:in:)``), or at its end.
