@@ -56,6 +56,7 @@ struct MPDCommandTests {
         let second = run("playlistinfo 1")
         #expect(second.hasPrefix("file: sweep-44k-4s.mp3\n") && second.hasSuffix("Pos: 1\nId: \(ids[1])\nOK\n"))
         #expect(run("playlistid \(ids[1])") == second)
+        #expect(run("playlist") == "0:file: stereo-44k-5s.mp3\n1:file: sweep-44k-4s.mp3\nOK\n")
     }
 
     @Test("status gives the playing song's decoded format and bit rate once it is open, as mpd's audio and bitrate")

@@ -12,8 +12,9 @@ struct MPDDifferentialTests {
     /// The session: queue edits and reports in a state both servers share (stopped, two songs), then every refusal.
     static let session = [
         "add id3v24-multi.mp3", "add stereo-44k-5s.mp3", "play", "stop", "status", "currentsong", "playlistinfo",
-        "playlistinfo 1", "swap 0 1", "playlistinfo", "swap 0 1", "move 1:2 0", "move 0:2 0", "playlistinfo",
-        "move 1:2 0", "swap 0 9", "swap x 1", "swapid 99 98", "move 3:1 0", "move 1: 0", "move 0:9 0", "move 0:1 5",
+        "playlistinfo 1", "playlist", "playlist 0", "swap 0 1", "playlistinfo", "swap 0 1", "move 1:2 0", "move 0:2 0",
+        "playlistinfo", "move 1:2 0", "swap 0 9", "swap x 1", "swapid 99 98", "move 3:1 0", "move 1: 0", "move 0:9 0",
+        "move 0:1 5",
         "shuffle x", "shuffle 3:1", "shuffle 9:10", "delete x", "delete 3:1", "playlistinfo 1:x", "playlistinfo -2",
         "playlistinfo 2", "playlistinfo -1", "prio 3 1", "prio 3 1:", "prio 256 1", "prio x 1", "prio 3 5", "prio 3",
         "prioid 3 99", "playlistinfo", "prio 0 1", "playlistinfo 1", "setvol 40", "getvol", "volume 5", "getvol",

@@ -74,6 +74,13 @@ extension MPDCommandRunner {
         return songs(in: positions ?? state.queue.indices, of: state)
     }
 
+    /// MPD's `playlist` (deprecated there for `playlistinfo`): each queued song as `POS:file: NAME`.
+    func playlist() -> String {
+        let state = controller.mpdState()
+        return state.queue.enumerated().map { "\($0.offset):file: \(musicFolder.name(of: $0.element.location))\n" }
+            .joined()
+    }
+
     /// MPD's `playlistid [ID]`.
     func playlistID(_ id: String?) throws(MPDError) -> String {
         let state = controller.mpdState()

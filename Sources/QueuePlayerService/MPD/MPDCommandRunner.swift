@@ -112,8 +112,8 @@ package struct MPDCommandRunner: Sendable {
 
     private static let slowCommands: Set<String> = [
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
-        "listplaylists", "listplaylist", "listplaylistinfo", "playlistinfo", "playlistid", "plchanges", "listall",
-        "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
+        "listplaylists", "listplaylist", "listplaylistinfo", "playlist", "playlistinfo", "playlistid", "plchanges",
+        "listall", "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
         "readpicture", "listfiles", "playlistfind", "playlistsearch", "sticker", "playlistmove", "searchaddpl",
     ]
 
@@ -167,6 +167,7 @@ package struct MPDCommandRunner: Sendable {
         "playlistinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.playlistInfo(arguments.first)
         },
+        "playlist": Command(arguments: 0...0) { runner, _ throws(MPDError) in runner.playlist() },
         "playlistid": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.playlistID(arguments.first)
         },
