@@ -306,11 +306,11 @@ struct PulseAudioTests {
         arguments: PulseServer.Kind.allCases)
     func editAfterThePlayingItemIsExact(_ kind: PulseServer.Kind) async throws {
         let server = try await PulseServer(name: "edit-exact", kind: kind)
-        let (samples, recording) = try await recordEditAfterThePlayingItem(on: server, untilQueueEnd: true)
+        let (samples, recording, flush) = try await recordEditAfterThePlayingItem(on: server, untilQueueEnd: true)
         // Taking back only what followed the item leaves the server's buffer as it was: nothing of the item is
         // flushed, played twice or skipped (a flush and a restart from the frame estimated as heard repeated 316 to
         // 371 frames on PulseAudio, and skipped 2 to 8 on PipeWire).
-        try expectItemThenInserted(samples, recording: recording, on: kind)
+        try expectItemThenInserted(samples, recording: recording, flush: flush, on: kind)
     }
 
     @Test(
@@ -318,7 +318,7 @@ struct PulseAudioTests {
         arguments: PulseServer.Kind.allCases)
     func lateEditAfterThePlayingItemIsExact(_ kind: PulseServer.Kind) async throws {
         let server = try await PulseServer(name: "edit-late", kind: kind)
-        let (samples, recording) = try await recordEditAfterThePlayingItem(
+        let (samples, recording, flush) = try await recordEditAfterThePlayingItem(
             on: server, at: MediaTime(value: 47, timescale: 10), untilQueueEnd: true,
             bufferFrames: Renderer.defaultBufferFrames)
         // The server holds the item's end and the next item's start: it is flushed, and the item decoded again from
@@ -339,32 +339,38 @@ struct PulseAudioTests {
         // The rewinding sink's monitor records what the sink rendered before a flush rewound it, so there a flush
         // is heard off by up to a run of frames either way (76 to 329 skipped, 46 repeated, measured).
         let repeated = kind == .rewindingPulseAudio ? droppedFrames(reference, in: heard, allowing: allowance) : nil
+        let report = glitchReport(heard, in: reference, allowing: allowance)
         #expect(
             kind == .pulseAudio ? skipped == 0 : skipped != nil || repeated != nil,
-            "\(glitchReport(heard, in: reference, allowing: allowance)); \(recording.machineLoad.inWords)")
+            "\(report); \(Self.describe(flush)); \(recording.machineLoad.inWords)")
+    }
+
+    /// The flush's count, for a message about what was heard around it.
+    private static func describe(_ flush: FlushAccount?) -> String {
+        flush.map(String.init(describing:)) ?? "no flush continued the item"
     }
 
     /// Expects the recording of ``recordEditAfterThePlayingItem(on:at:untilQueueEnd:bufferFrames:)``: stereo-44k-5s,
     /// join-2 and join-3, sample for sample but for what `kind` is allowed.
     private func expectItemThenInserted(
-        _ samples: [Int16], recording: MonitorRecording, on kind: PulseServer.Kind
+        _ samples: [Int16], recording: MonitorRecording, flush: FlushAccount?, on kind: PulseServer.Kind
     ) throws {
         let parts = try ["stereo-44k-5s", "join-2", "join-3"].map { try Fixtures.referenceInt16($0) }
         let (reference, joins) = kind.expectedRecording(of: parts, heard: samples)
         let difference = recordingDifference(
             samples, reference: reference,
             allowing: kind.droppedQuanta(during: recording.machineLoad).exceptAt(joins: joins))
-        #expect(difference == nil, "\(recording.machineLoad.inWords)")
+        #expect(difference == nil, "\(Self.describe(flush)); \(recording.machineLoad.inWords)")
     }
 
     /// Plays stereo-44k-5s and join-3, and once both are decoded ahead inserts join-2 between them: 0.5 s after
     /// that, or as `time` of the first is heard. Records the monitor until the queue ends (`untilQueueEnd`) or for
     /// 0.5 s after the edit. The ring holds `bufferFrames` (four seconds, by default: the edit comes long before
-    /// the server has the first item's end).
+    /// the server has the first item's end). Returns the recording and how the engine counted the edit's flush.
     private func recordEditAfterThePlayingItem(
         on server: PulseServer, at time: MediaTime? = nil, untilQueueEnd: Bool,
         bufferFrames: Int = fourSecondsAhead
-    ) async throws -> (samples: [Int16], recording: MonitorRecording) {
+    ) async throws -> (samples: [Int16], recording: MonitorRecording, flush: FlushAccount?) {
         let recording = try await MonitorRecording(server: server)
         let items = ["stereo-44k-5s", "join-3"].map(Fixtures.mp3)
         let engine = playing(items, on: try pulseSink(server), bufferFrames: bufferFrames)
@@ -385,9 +391,10 @@ struct PulseAudioTests {
             while let event = await iterator.next(), event != .queueFinished {}
         }
         let samples = await recording.finish(afterFurther: untilQueueEnd ? 8_820 : 22_050)
+        let flush = engine.lastFlushAccount.withLock { $0 }
         engine.shutdown()
         #expect(edited.values == [true], "join-2 was inserted once")
-        return (samples, recording)
+        return (samples, recording, flush)
     }
 
     @Test(
@@ -397,7 +404,7 @@ struct PulseAudioTests {
         let server = try await PulseServer(name: "gaps", kind: kind)
         var gaps: [Int] = []
         for _ in 0..<5 {
-            let (samples, _) = try await recordEditAfterThePlayingItem(on: server, untilQueueEnd: false)
+            let (samples, _, _) = try await recordEditAfterThePlayingItem(on: server, untilQueueEnd: false)
             gaps.append(longestSilence(inside: samples))
         }
         for _ in 0..<5 {

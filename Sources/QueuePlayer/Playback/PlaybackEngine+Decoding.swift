@@ -206,9 +206,18 @@ extension PlaybackEngine {
         state.withLock { $0.carriedOutRestartNumber = max($0.carriedOutRestartNumber, restartNumber) }
         // Renders during the flush take the discard up and hand nothing over, so the count is of what was handed
         // over before; nothing new is written before the exact discard replaces the estimated one.
-        if let dropped = sink.flushCountingDroppedFrames(), let continuedFrame, heardAtFlush != nil {
-            let heard = renderer.position.read().ringFrameHeard(droppedFrames: dropped)
-            renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heard)
+        let dropped = sink.flushCountingDroppedFrames()
+        if let continuedFrame, let heardAtFlush {
+            let position = renderer.position.read()
+            let heard = dropped.map(position.ringFrameHeard(droppedFrames:))
+            if let heard { renderer.discardWrittenFrames(continuing: continuedFrame, heardThroughFrame: heard) }
+            lastFlushAccount.withLock {
+                $0 = FlushAccount(
+                    continuedFrame: continuedFrame, estimatedHeardFrame: heardAtFlush, droppedFrames: dropped,
+                    heardFrame: heard, sinkFrames: position.sinkFrames,
+                    sinkFramesAtLastRingFrame: position.sinkFramesAtLastRingFrame,
+                    ringFramesHanded: position.ringFramesHanded)
+            }
         }
         restartCarriedOut.signal()
         // Nothing written before now can be heard any more: for the audible position, it counts as heard, even

@@ -53,6 +53,8 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
     /// While the output is lost, the ring frame heard when it went away (what ``audibleFrame()`` reports); -1
     /// otherwise.
     let frameHeardAtLoss = Atomic<Int>(-1)
+    /// How the last flush that an item continues past was counted (``FlushAccount``); nil before the first.
+    package let lastFlushAccount = Mutex<FlushAccount?>(nil)
     /// The event thread waits for the sink's next timing report (its estimate of what is heard stands still).
     let timingReportAwaited = Atomic<Bool>(false)
     /// Held while the gain is read from the state and handed to the renderer and the sink (``applyGain()``).
