@@ -14,7 +14,9 @@ struct MPDOrderTests {
     private let client: MPDTestClient
 
     init() throws {
-        service = try ServiceHarness()
+        // At the sink's real pace: unpaced, the first song could be played through between `play` and `pause`, and
+        // leave the queue while a test compares two orders.
+        service = try ServiceHarness(pacing: .realTime)
         client = MPDTestClient(of: service)
     }
 

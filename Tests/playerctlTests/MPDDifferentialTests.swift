@@ -140,6 +140,13 @@ struct MPDDifferentialTests {
             #expect(Self.comparable(ours[index]) == Self.comparable(theirs[index]), "answers to \(line)")
         }
 
+        let theirTags = await Self.tagAnswers(port: mpd.port)
+        let ourTags = await Self.tagAnswers(port: port)
+        #expect(theirTags.count == Self.tagSession.count, "\(theirTags)")
+        for (index, line) in Self.tagSession.enumerated() where index < min(theirTags.count, ourTags.count) {
+            #expect(Self.comparable(ourTags[index]) == Self.comparable(theirTags[index]), "answers to \(line)")
+        }
+
         let listed = { (port: Int) in
             Set(await MPDSessionReplay.answers(port: port, lines: ["commands"])[0].split(separator: "\n"))
         }
@@ -148,6 +155,29 @@ struct MPDDifferentialTests {
         #expect(ourCommands.subtracting(theirCommands).isEmpty, "commands mpd does not list")
         #expect(await control(socket, "quit").status == 0)
         #expect(await daemon.exitStatus() == 0, "\(daemon.log)")
+    }
+
+    /// Tags given to a queued remote song and to a file, with `{file}` and `{remote}` their ids on each server: the
+    /// remote song is never played, so nothing is fetched.
+    static let tagSession = [
+        "addtagid {file} Title X", "cleartagid {file}", #"addtagid {remote} Title "Remote title""#,
+        "addtagid {remote} artist A1", "addtagid {remote} Artist A2", #"addtagid {remote} Comment "client=x;""#,
+        #"addtagid {remote} Album """#, "addtagid {remote} track 3", "playlistid {remote}",
+        "cleartagid {remote} ARTIST", "playlistid {remote}", "addtagid {remote} Bogus x", "cleartagid {remote} Bogus",
+        "addtagid 9999 Title x", "cleartagid 9999", "addtagid x Title x", "addtagid {remote} Title",
+        "cleartagid {remote} Title X", "cleartagid {remote}", "playlistinfo", "clear",
+    ]
+
+    /// The answers to ``tagSession`` on the server at `port`, once a file and a remote song are queued there.
+    private static func tagAnswers(port: Int) async -> [String] {
+        let added = await MPDSessionReplay.answers(
+            port: port, lines: ["clear", "addid stereo-44k-5s.mp3", "addid http://127.0.0.1:9/track.mp3"])
+        let ids = added.dropFirst().map { String($0.dropFirst("Id: ".count).prefix { $0.isNumber }) }
+        guard ids.count == 2 else { return added }
+        let lines = tagSession.map {
+            $0.replacingOccurrences(of: "{file}", with: ids[0]).replacingOccurrences(of: "{remote}", with: ids[1])
+        }
+        return await MPDSessionReplay.answers(port: port, lines: lines)
     }
 
     /// An answer with what docs/mpd.md says differs taken out, and ids numbered by first appearance.

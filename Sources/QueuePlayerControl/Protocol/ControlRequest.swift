@@ -79,6 +79,12 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `rearrange`: puts the queue in the order of `ids`, every queued item's id once (MPD's `shuffle`, `swap` and
     /// range `move`); a new first item plays from its start.
     case rearrange(ids: [Int])
+    /// `tag`: gives the queued remote item `item` the tag `name` (one of MPD's tag names) with `value`, after any it
+    /// has (MPD's `addtagid`): what a station or a server's file is shown as until it sends tags of its own.
+    case tag(item: Int, name: String, value: String)
+    /// `untag`: takes back the tags `name` given to the queued item `item`, or every tag given to it when nil
+    /// (MPD's `cleartagid`).
+    case untag(item: Int, name: String?)
     /// `loop`: report (nil) or set what plays again.
     case loop(LoopStatus?)
     /// `shuffle`: report (nil), or turn on, off, or over.
@@ -94,7 +100,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, priority, rearrange, loop, shuffle, modes
+        case volume, open, add, insert, remove, move, priority, rearrange, tag, untag, loop, shuffle, modes
         case replayGain = "replaygain"
     }
 
@@ -124,6 +130,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .move: .move
         case .priority: .priority
         case .rearrange: .rearrange
+        case .tag: .tag
+        case .untag: .untag
         case .loop: .loop
         case .shuffle: .shuffle
         case .modes: .modes
@@ -163,7 +171,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
         case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
-        case `repeat`, single, mode, priority, ids
+        case `repeat`, single, mode, priority, ids, name, value
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -224,6 +232,13 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             _ = try Self.priorityLevel(priority)
             self = .priority(priority, ids: try required(.ids, "an array of queue ids"))
         case .rearrange: self = .rearrange(ids: try required(.ids, "every queued id, in the order wanted"))
+        case .tag:
+            self = .tag(
+                item: try required(.item, "a queue id"), name: try required(.name, "a tag's name, as MPD names it"),
+                value: try required(.value, "the tag's text"))
+        case .untag:
+            self = .untag(
+                item: try required(.item, "a queue id"), name: try fields.decodeIfPresent(String.self, forKey: .name))
         case .loop:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
             self = .loop(try status.map { name throws(ControlError) in try LoopStatus.named(name, in: "loop") })
@@ -274,6 +289,13 @@ package enum ControlCommand: Sendable, Equatable, Codable {
             try fields.encode(ids, forKey: .ids)
         case .rearrange(let ids):
             try fields.encode(ids, forKey: .ids)
+        case .tag(let id, let name, let value):
+            try fields.encode(id, forKey: .item)
+            try fields.encode(name, forKey: .name)
+            try fields.encode(value, forKey: .value)
+        case .untag(let id, let name):
+            try fields.encode(id, forKey: .item)
+            try fields.encodeIfPresent(name, forKey: .name)
         case .loop(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .shuffle(let status):

@@ -26,6 +26,7 @@ extension PlayerController {
                 let reply = try perform(command, items: items)
                 commandPath.reached(.carriedOut)
                 if !command.isRead {
+                    forgetTagsOfUnqueuedEntries()
                     tellThenSave(saves: true)
                     FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
                 }
@@ -86,6 +87,8 @@ extension PlayerController {
                     "rearrange: 'ids' must name every queued item once (\(player.entryCount) are queued, \(ids.count) "
                         + "named); `playerctl queue` lists them")
             }
+        case .tag(let id, let name, let value): try tag(entry(id, command: "tag"), name: name, value: value)
+        case .untag(let id, let name): try untag(entry(id, command: "untag"), name: name)
         case .clear: player.removeAllItems()
         case .loop(let status): if let status { setLoop(status) }
         case .modes(let repeats, let single): setModes(repeats: repeats, single: single)
@@ -188,7 +191,7 @@ extension PlayerController {
         return failures.withLock { failures in failures.min { $0.key < $1.key }?.value }
     }
 
-    private func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
+    func entry(_ id: Int, command: String) throws(ControlError) -> QueueEntry {
         try entries([id], command: command)[0]
     }
 

@@ -39,7 +39,10 @@ extension PlayerController {
         for (index, entry) in saved.queue.enumerated() {
             player.item(for: entry).map { recallEpisode($0, resumes: index > 0) }
         }
-        state.withLock { $0.savedQueue = QueueListing(entries: saved.queue, priorities: saved.priorities) }
+        state.withLock { state in
+            state.entryTags = saved.tags
+            state.savedQueue = QueueListing(entries: saved.queue, priorities: saved.priorities, tags: saved.tags)
+        }
         FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
         let position = fixedDecimals(saved.positionSeconds, places: 2)
         logger.info(
@@ -77,11 +80,11 @@ extension PlayerController {
         }
     }
 
-    /// Writes the queue and its priorities when they differ from what was written last (a 10,000-item queue takes
-    /// milliseconds to write; comparing takes microseconds).
+    /// Writes the queue, its priorities and tags when they differ from what was written last (a 10,000-item queue
+    /// takes milliseconds to write; comparing takes microseconds).
     private func saveQueue() {
         save(queueListing(), as: \.savedQueue, what: "the queue") { listing in
-            try store.saveQueue(listing.entries, priorities: listing.priorities)
+            try store.saveQueue(listing.entries, priorities: listing.priorities, tags: listing.tags)
         }
     }
 

@@ -18,19 +18,25 @@ extension PlayerController {
     /// episode). Writes nothing.
     package func snapshot() -> PlayerSnapshot {
         let shown = currentEntry()
-        let (jumps, details) = state.withLock { state in
-            (state.jumps, shown.flatMap { state.episodeDetails[$0.entry.location] })
+        let (jumps, details, given) = state.withLock { state in
+            (
+                state.jumps, shown.flatMap { state.episodeDetails[$0.entry.location] },
+                shown.flatMap { state.entryTags[$0.entry.id] } ?? []
+            )
         }
         // An episode is named as its feed names it: the episode's title, and its show for an album; until it is
-        // opened, its length is the feed's.
+        // opened, its length is the feed's. What the item does not say of itself, tags given to it say.
         let current = shown.map { shown in
             // Each of the item's getters reads it under its lock: the tags and the length once each.
             let (metadata, length) = (shown.item.metadata, shown.length)
             return EntryDetails(
-                id: shown.entry.id, url: shown.entry.location, title: details?.title ?? metadata.title,
-                artists: metadata.artists, album: details?.show ?? metadata.album,
+                id: shown.entry.id, url: shown.entry.location,
+                title: details?.title ?? metadata.title ?? given.values(named: "Title").first,
+                artists: metadata.artists.isEmpty ? given.values(named: "Artist") : metadata.artists,
+                album: details?.show ?? metadata.album ?? given.values(named: "Album").first,
                 length: length == 0 ? details?.duration ?? 0 : length, isSeekable: shown.isSeekable,
-                published: details?.publishedDay, stationName: metadata.stationName)
+                published: details?.publishedDay,
+                stationName: metadata.stationName ?? given.values(named: "Name").first)
         }
         let status: PlaybackState =
             switch player.playbackState {
@@ -65,9 +71,10 @@ extension PlayerController {
         return snapshot()
     }
 
-    /// The queue and its priorities, read now.
+    /// The queue, its priorities and the tags given to its entries, read now.
     package func queueListing() -> QueueListing {
-        QueueListing(entries: player.entries(), priorities: player.priorities())
+        let entries = player.entries()
+        return QueueListing(entries: entries, priorities: player.priorities(), tags: entryTags(of: entries))
     }
 
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
@@ -119,8 +126,9 @@ extension PlayerController {
     package func mpdState() -> MPDPlayerState {
         telling.withLock { _ in
             let current = currentEntry()?.item
+            let entries = player.entries()
             return MPDPlayerState(
-                snapshot: snapshot(), queue: player.entries(), priorities: player.priorities(),
+                snapshot: snapshot(), queue: entries, priorities: player.priorities(), tags: entryTags(of: entries),
                 format: current?.format, bitRate: current?.estimatedDataRate)
         }
     }

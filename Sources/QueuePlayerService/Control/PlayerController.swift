@@ -49,6 +49,9 @@ package final class PlayerController: Sendable {
         var failingSaves: Set<String> = []
         /// MPD's single mode is `once`: it ends after the current item (see ``modes``).
         var singleOnce = false
+        /// The tags given to queued remote items, by entry id, in the order given (see ``tag(_:name:value:)``);
+        /// those of an entry no longer queued go with the next command.
+        var entryTags: [Int: [EntryTag]] = [:]
     }
 
     /// A subscriber's ways of being told a change: what a glance shows it touched (first, at every possible change,

@@ -33,7 +33,8 @@ package final class MPDChangeFeed: Sendable {
                 tell(changed)
             },
             { [self] snapshot, queue in
-                let state = MPDPlayerState(snapshot: snapshot, queue: queue.entries, priorities: queue.priorities)
+                let state = MPDPlayerState(
+                    snapshot: snapshot, queue: queue.entries, priorities: queue.priorities, tags: queue.tags)
                 let (previous, toldAtOnce) = seen.withLock { seen in
                     defer { seen = (state, []) }
                     return seen

@@ -114,6 +114,13 @@ extension MPDCommandRunner {
         return positions.map { song(state.queue[$0], at: $0, in: state, indexed: indexed) }.joined()
     }
 
+    /// What tags `given` to an item show of it, as the snapshot takes them when the item says nothing of itself.
+    static func metadata(given: [EntryTag]) -> ItemMetadata {
+        ItemMetadata(
+            title: given.values(named: "Title").first, artists: given.values(named: "Artist"),
+            album: given.values(named: "Album").first, stationName: given.values(named: "Name").first)
+    }
+
     /// The tags of the current song `current` as playing it found them (a station's name and title).
     static func metadata(of current: EntryDetails) -> ItemMetadata {
         ItemMetadata(
@@ -130,9 +137,15 @@ extension MPDCommandRunner {
             return indexedSong(song) + Self.place(of: entry, at: position, in: state)
         }
         var text = Self.songFile(name, at: entry.location)
+        let given = state.tags[entry.id] ?? []
         if let current = state.snapshot.current, current.id == entry.id {
-            text += MPDSongTags.lines(Self.metadata(of: current), wanted: tags)
+            // The item's own tags, when it has any, replace those given to it (MPD's stream tags do).
+            let metadata = Self.metadata(of: current)
+            let ownTags = given.isEmpty || metadata != Self.metadata(given: given)
+            text += ownTags ? MPDSongTags.lines(metadata, wanted: tags) : MPDSongTags.lines(given: given, wanted: tags)
             if let length = current.length, length > 0 { text += Self.length(length) }
+        } else {
+            text += MPDSongTags.lines(given: given, wanted: tags)
         }
         return text + Self.place(of: entry, at: position, in: state)
     }

@@ -241,6 +241,12 @@ package struct MPDCommandRunner: Sendable {
         "addid": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.add(arguments[0], at: arguments.dropFirst().first, answeringID: true)
         },
+        "addtagid": Command(permission: .add, arguments: 3...3) { runner, arguments throws(MPDError) in
+            try runner.addTag(id: arguments[0], name: arguments[1], value: arguments[2])
+        },
+        "cleartagid": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
+            try runner.clearTags(id: arguments[0], name: arguments.dropFirst().first)
+        },
         "lsinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.listInfo(arguments.first)
         },

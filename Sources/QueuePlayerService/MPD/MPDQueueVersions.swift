@@ -6,17 +6,17 @@ import Synchronization
 ///
 /// Threading: any thread.
 package final class MPDQueueVersions: Sendable {
-    private let state = Mutex<(version: Int, queue: [QueueEntry], priorities: [Int: UInt8])>((1, [], [:]))
+    /// The version, and the queue it was given for.
+    private let state = Mutex<(version: Int, queue: QueueListing)>((1, QueueListing(entries: [])))
 
     package init() {}
 
-    /// The version of the queue `state` holds: the last one's, or one more when it (or its priorities) differs from
-    /// the queue last seen.
+    /// The version of the queue `state` holds: the last one's, or one more when it (or its priorities or tags)
+    /// differs from the queue last seen.
     package func version(of player: MPDPlayerState) -> Int {
         state.withLock { state in
-            if state.queue != player.queue || state.priorities != player.priorities {
-                state = (state.version + 1, player.queue, player.priorities)
-            }
+            let queue = QueueListing(entries: player.queue, priorities: player.priorities, tags: player.tags)
+            if state.queue != queue { state = (state.version + 1, queue) }
             return state.version
         }
     }

@@ -1,4 +1,5 @@
 import QueuePlayer
+import QueuePlayerControl
 
 /// The tags of a song as MPD names and prints them, read from its ``ItemMetadata``.
 enum MPDSongTags {
@@ -43,6 +44,13 @@ enum MPDSongTags {
     /// Every tag value of `song`, and its path: what `any` compares with.
     static func allValues(of song: IndexedSong) -> [String] {
         [song.path] + MPDTags.Tag.allCases.flatMap { values(of: $0, in: song.description.metadata) }
+    }
+
+    /// Tags given to a queued song (`addtagid`) as song lines, those the daemon reports and `tags` wants, in the order
+    /// given, as MPD prints them.
+    static func lines(given: [EntryTag], wanted tags: MPDTags) -> String {
+        given.filter { MPDTags.Tag(mpdName: $0.name).map(tags.wants) ?? false }
+            .map { MPDCommandRunner.field($0.name, $0.value) }.joined()
     }
 
     /// `metadata`'s tags as song lines, those `tags` wants, in MPD's order.

@@ -67,7 +67,9 @@ package struct MPDSubsystems: OptionSet, Sendable {
     package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> MPDSubsystems {
         guard let old else { return [.playlist, .player, .mixer, .options] }
         var changed: MPDSubsystems = []
-        if old.queue != new.queue || old.priorities != new.priorities { changed.insert(.playlist) }
+        if old.queue != new.queue || old.priorities != new.priorities || old.tags != new.tags {
+            changed.insert(.playlist)
+        }
         let (was, now) = (old.snapshot, new.snapshot)
         if was.status != now.status || was.current != now.current || was.jumps != now.jumps || old.error != new.error {
             changed.insert(.player)
@@ -88,18 +90,21 @@ package struct MPDPlayerState: Equatable, Sendable {
     package var queue: [QueueEntry]
     /// The priority of each entry of ``queue`` that has one, by entry id (`Prio`).
     package var priorities: [Int: UInt8]
+    /// The tags given to each entry of ``queue`` that has some, by entry id (`addtagid`).
+    package var tags: [Int: [EntryTag]]
     /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
     package var format: AudioFormat?
     /// The current item's bit rate in bits a second, once it is open (``PlayerItem/estimatedDataRate``).
     package var bitRate: Int?
 
     package init(
-        snapshot: PlayerSnapshot, queue: [QueueEntry], priorities: [Int: UInt8] = [:], format: AudioFormat? = nil,
-        bitRate: Int? = nil
+        snapshot: PlayerSnapshot, queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:],
+        format: AudioFormat? = nil, bitRate: Int? = nil
     ) {
         self.snapshot = snapshot
         self.queue = queue
         self.priorities = priorities
+        self.tags = tags
         self.format = format
         self.bitRate = bitRate
     }

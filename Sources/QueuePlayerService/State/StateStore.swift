@@ -18,6 +18,8 @@ package final class StateStore: Sendable {
         package var queue: [QueueEntry]
         /// The priority of each entry of `queue` that has one, by entry id.
         package var priorities: [Int: UInt8]
+        /// The tags given to each entry of `queue` that has some, by entry id, in the order given.
+        package var tags: [Int: [EntryTag]] = [:]
         /// Frames into the first entry of `queue`.
         package var positionFrames: Int
         /// The same, in seconds (shown before the item is opened again).
@@ -188,17 +190,35 @@ package final class StateStore: Sendable {
                 table.primaryKey(["type", "uri", "name"])
             }
         }
+        migrator.registerMigration("v12: entry tags") { database in
+            try database.create(table: "queueItemTag") { table in
+                table.column("entryID", .integer).notNull()
+                table.column("ordinal", .integer).notNull()
+                table.column("name", .text).notNull()
+                table.column("value", .text).notNull()
+                table.primaryKey(["entryID", "ordinal"])
+            }
+        }
         return migrator
     }
 
-    /// Replaces the saved queue with `queue` (the current entry first) and the `priorities` of its entries (by id).
-    package func saveQueue(_ queue: [QueueEntry], priorities: [Int: UInt8] = [:]) throws {
+    /// Replaces the saved queue with `queue` (the current entry first), the `priorities` of its entries and the
+    /// `tags` given to them (both by id).
+    package func saveQueue(
+        _ queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:]
+    ) throws {
         try database.write { database in
             try database.execute(sql: "DELETE FROM queueItem")
+            try database.execute(sql: "DELETE FROM queueItemTag")
             let insert = try database.makeStatement(
                 sql: "INSERT INTO queueItem (id, ordinal, path, priority) VALUES (?, ?, ?, ?)")
+            let insertTag = try database.makeStatement(
+                sql: "INSERT INTO queueItemTag (entryID, ordinal, name, value) VALUES (?, ?, ?, ?)")
             for (ordinal, entry) in queue.enumerated() {
                 try insert.execute(arguments: [entry.id, ordinal, entry.location, Int(priorities[entry.id] ?? 0)])
+                for (tagOrdinal, tag) in (tags[entry.id] ?? []).enumerated() {
+                    try insertTag.execute(arguments: [entry.id, tagOrdinal, tag.name, tag.value])
+                }
             }
         }
     }
@@ -245,10 +265,15 @@ package final class StateStore: Sendable {
                     let priority = UInt8(clamping: row["priority"] as Int)
                     return priority > 0 ? (row["id"], priority) : nil
                 }, uniquingKeysWith: { first, _ in first })
+            let tagRows = try Row.fetchAll(
+                database, sql: "SELECT entryID, name, value FROM queueItemTag ORDER BY entryID, ordinal")
+            let tags = tagRows.reduce(into: [Int: [EntryTag]]()) { tags, row in
+                tags[row["entryID"], default: []].append(EntryTag(name: row["name"], value: row["value"]))
+            }
             let player = try Row.fetchOne(database, sql: "SELECT * FROM player WHERE id = 1")
             let history = try String.fetchAll(database, sql: "SELECT path FROM history ORDER BY sequence")
             return Saved(
-                queue: queue, priorities: priorities, positionFrames: player?["positionFrames"] ?? 0,
+                queue: queue, priorities: priorities, tags: tags, positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
                 holdsOnce: player?["holdsOnce"] ?? false,

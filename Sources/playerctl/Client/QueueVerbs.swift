@@ -93,6 +93,35 @@ struct PriorityVerb: ParsableCommand {
     }
 }
 
+struct TagVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tag",
+        abstract: "Give the queued remote item ID a tag, shown while it sends none of its own (MPD's addtagid).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
+    @Argument(help: ArgumentHelp("A tag as MPD names it: Title, Artist, Album, Name...", valueName: "tag"))
+    var name: String
+    @Argument(help: ArgumentHelp("Its text.", valueName: "value")) var value: String
+
+    func run() throws {
+        _ = try options.call(ControlRequest(.tag(item: id, name: name, value: value)))
+    }
+}
+
+struct UntagVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "untag",
+        abstract: "Take back the tags given to the queued item ID: those named TAG, or all (MPD's cleartagid).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
+    @Argument(help: ArgumentHelp("A tag as MPD names it; every tag given when left out.", valueName: "tag"))
+    var name: String?
+
+    func run() throws {
+        _ = try options.call(ControlRequest(.untag(item: id, name: name)))
+    }
+}
+
 struct QueueVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
