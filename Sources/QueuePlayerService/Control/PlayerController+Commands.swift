@@ -26,8 +26,8 @@ extension PlayerController {
                 let reply = try perform(command, items: items)
                 commandPath.reached(.carriedOut)
                 if !command.isRead {
-                    forgetTagsOfUnqueuedEntries()
                     tellThenSave(saves: true)
+                    forgetTagsOfUnqueuedEntries()
                     FreedMemory.release(afterQueueChangedFrom: queuedBefore, to: player.entryCount)
                 }
                 return reply ?? ControlReply(state: snapshot())

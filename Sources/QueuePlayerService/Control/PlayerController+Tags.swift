@@ -35,8 +35,9 @@ extension PlayerController {
         }
     }
 
-    /// Forgets the tags of entries no longer queued. On the command path, where alone entries are added and tags
-    /// given: one queued since the queue was read cannot lose its tags.
+    /// Forgets the tags of entries no longer queued (listings already leave them out: this frees their memory). On
+    /// the command path, where alone entries are added and tags given: one queued since the queue was read cannot
+    /// lose its tags.
     func forgetTagsOfUnqueuedEntries() {
         guard !state.withLock({ $0.entryTags.isEmpty }) else { return }
         let queued = Set(player.entries().map(\.id))
