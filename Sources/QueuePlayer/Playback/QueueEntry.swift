@@ -25,6 +25,12 @@ public struct QueueEntry: Hashable, Sendable, Identifiable, CustomStringConverti
     /// The item to play, as a URL made from ``location`` on each call: a file URL, or the remote item's URL.
     public var url: URL { URL(itemLocation: location) }
 
+    /// True when the entry is a file (its location a path), false for a remote item.
+    public var isFile: Bool { Self.isFileLocation(location) }
+
+    /// True when `location`, as an entry keeps it, is a file's path rather than a remote item's URL.
+    package static func isFileLocation(_ location: String) -> Bool { location.hasPrefix("/") }
+
     /// The file name (`URL.lastPathComponent`), as the seed's label shows it.
     public var displayName: String { url.lastPathComponent }
 

@@ -56,7 +56,7 @@ extension PlayerController {
 
     /// An error naming `entry` when it is a local file.
     private func checkRemote(_ entry: QueueEntry, command: String) throws(ControlError) {
-        guard entry.location.hasPrefix("/") else { return }
+        guard entry.isFile else { return }
         throw ControlError(
             "\(command): item \(entry.id) is the file \(entry.location), whose tags are its own; only a remote item "
                 + "(a station, a server's file) can be given tags")

@@ -12,7 +12,7 @@ extension MPDCommandRunner {
     func albumArt(_ uri: String, offset text: String) throws(MPDError) -> String {
         let offset = try MPDArguments.unsigned(text)
         let location = try musicFolder.item(uri, isLocalClient: isLocalClient)
-        guard location.hasPrefix("/") else { throw MPDError(.noExist, "No file exists") }
+        guard QueueEntry.isFileLocation(location) else { throw MPDError(.noExist, "No file exists") }
         let folder = String(location[..<(location.lastIndex(of: "/") ?? location.startIndex)])
         let cover = Self.coverNames.lazy.compactMap { name in FileContents.bytes(atPath: "\(folder)/\(name)") }.first
         guard let cover else { throw MPDError(.noExist, "No file exists") }
@@ -26,7 +26,7 @@ extension MPDCommandRunner {
     func readPicture(_ uri: String, offset text: String) throws(MPDError) -> String {
         let offset = try MPDArguments.unsigned(text)
         let location = try musicFolder.item(uri, isLocalClient: isLocalClient)
-        guard location.hasPrefix("/") else { return "" }
+        guard QueueEntry.isFileLocation(location) else { return "" }
         let pictures: [ItemPicture]
         do throws(DecoderError) {
             pictures = try PlayerItem.pictures(in: URL(fileURLWithPath: location))
@@ -43,7 +43,7 @@ extension MPDCommandRunner {
     /// subfolder, hidden names left out, in name order.
     func listFiles(_ uri: String?) throws(MPDError) -> String {
         let location = try musicFolder.item(uri == "/" ? "" : uri ?? "", isLocalClient: isLocalClient)
-        guard location.hasPrefix("/"),
+        guard QueueEntry.isFileLocation(location),
             let names = try? FileManager.default.contentsOfDirectory(atPath: location)
         else { throw MPDError(.noExist, "No such directory") }
         return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { name -> String? in

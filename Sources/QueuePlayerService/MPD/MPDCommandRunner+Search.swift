@@ -51,7 +51,7 @@ extension MPDCommandRunner {
         _ entry: QueueEntry, in state: MPDPlayerState, indexed: [String: IndexedSong]
     ) -> IndexedSong {
         let name = musicFolder.name(of: entry.location)
-        if entry.location.hasPrefix("/"), let song = indexed[name] { return song }
+        if entry.isFile, let song = indexed[name] { return song }
         let current = state.snapshot.current.flatMap { $0.id == entry.id ? $0 : nil }
         let description = ItemDescription(
             format: .stereo(sampleRate: 44_100), frameCount: 0,

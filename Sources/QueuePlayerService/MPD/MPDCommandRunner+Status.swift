@@ -133,7 +133,7 @@ extension MPDCommandRunner {
         _ entry: QueueEntry, at position: Int, in state: MPDPlayerState, indexed: [String: IndexedSong]? = nil
     ) -> String {
         let name = musicFolder.name(of: entry.location)
-        if let song = (indexed ?? index?.current.songs)?[name], entry.location.hasPrefix("/") {
+        if let song = (indexed ?? index?.current.songs)?[name], entry.isFile {
             return indexedSong(song) + Self.place(of: entry, at: position, in: state)
         }
         var text = Self.songFile(name, at: entry.location)
@@ -159,7 +159,7 @@ extension MPDCommandRunner {
 
     /// A song's `file` line, named `name`, and for a file at `location` its time of change.
     static func songFile(_ name: String, at location: String) -> String {
-        field("file", name) + (location.hasPrefix("/") ? modified(location) : "")
+        field("file", name) + (QueueEntry.isFileLocation(location) ? modified(location) : "")
     }
 
     /// The `Last-Modified` line of the file or folder at `path`; nothing when it cannot be read.
