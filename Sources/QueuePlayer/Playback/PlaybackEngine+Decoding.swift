@@ -93,7 +93,7 @@ extension PlaybackEngine {
         let decoder: any AudioDecoder
         let startFrame: Int
         do {
-            decoder = try openDecoder(entry.url, context: decodingContext(for: entry))
+            decoder = try openDecoder(for: entry, context: decodingContext(for: entry))
             startFrame = firstFrame(of: entry, led: led, decoder: decoder)
             if startFrame > 0 { try decoder.seek(toFrame: min(startFrame, decoder.frameCount)) }
         } catch let error where error.code == .interrupted {

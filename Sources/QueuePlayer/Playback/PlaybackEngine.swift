@@ -107,6 +107,16 @@ package final class PlaybackEngine: BackgroundPausable, Sendable {
         return try ResampledDecoder(decoder, outputRate: rate)
     }
 
+    /// A decoder for `entry`'s item, as ``openDecoder(_:context:)`` opens one, presenting the part of it that the
+    /// entry's playback range names (a live stream plays whole). Any thread.
+    func openDecoder(for entry: QueueEntry, context: DecoderContext? = nil) throws(DecoderError) -> any AudioDecoder {
+        let decoder = try openDecoder(entry.url, context: context)
+        guard !decoder.isLive, let range = state.withLock({ $0.player.playbackRanges[entry.id] }) else {
+            return decoder
+        }
+        return try ClippedDecoder(decoder, range: range)
+    }
+
     /// Appends files to the queue and returns their entries. Files are opened only when their turn to be decoded
     /// comes; a bad one is reported then, as an event, and skipped.
     @discardableResult

@@ -50,8 +50,19 @@ extension QueuePlayer {
     /// Queues the entries of a saved queue as ``restore(_:startingAt:)`` does, with the priorities they had (by entry
     /// id, as ``priorities()`` gave them), in the order given: nothing is shuffled again. Any thread.
     public func restore(_ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8]) {
+        restore(entries, startingAt: start, priorities: priorities, playbackRanges: [:])
+    }
+
+    /// Queues the entries of a saved queue as ``restore(_:startingAt:priorities:)`` does, each with the playback
+    /// range it had (by entry id, as ``playbackRanges()`` gave them; the first entry's too, and `start` counts from
+    /// its range's start). A range that is not a part (see ``setPlaybackRange(_:of:)``) is left out. Any thread.
+    public func restore(
+        _ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8],
+        playbackRanges: [Int: MediaTimeRange]
+    ) {
+        let ranges = playbackRanges.filter { PlaybackEngine.State.isPlayable($0.value) }
         transition { state, actions in
-            state.restore(entries, startingAt: start, priorities: priorities, into: &actions)
+            state.restore(entries, startingAt: start, priorities: priorities, playbackRanges: ranges, into: &actions)
         }
     }
 
@@ -110,6 +121,31 @@ extension QueuePlayer {
         let audible = engine.audibleFrame()
         transition { state, actions in
             state.setPriority(priority, of: entries, audibleFrame: audible, into: &actions)
+        }
+    }
+
+    // MARK: Playback ranges
+
+    /// The part of its item that each queued entry playing a part plays (``setPlaybackRange(_:of:)``), by entry id;
+    /// every other entry plays its whole item. Any thread.
+    public func playbackRanges() -> [Int: MediaTimeRange] {
+        read(\.player.playbackRanges)
+    }
+
+    /// Makes `entry` play only `range` of its item, as if that part were the whole item (nil: the whole item again),
+    /// as MPD's `rangeid` does: the entry starts at the range's start, ends at its end (an open end: a `duration` of
+    /// ``MediaTime/positiveInfinity``) and joins what follows there without a gap, and its times, duration and
+    /// position count from the range's start. A range running past the item's end is cut there; one starting past
+    /// it plays nothing. A live stream plays whole. An entry already decoded ahead is decoded again while the current
+    /// one plays on unbroken, and the entry's repetitions play the same part. Returns false, changing nothing, for
+    /// the current entry unless the player is stopped (``stop()``: it then starts at the new start), an entry not
+    /// queued, or a range that starts before zero or does not last a positive time. Any thread.
+    @discardableResult
+    public func setPlaybackRange(_ range: MediaTimeRange?, of entry: QueueEntry) -> Bool {
+        if let range, !PlaybackEngine.State.isPlayable(range) { return false }
+        let audible = engine.audibleFrame()
+        return transition { state, actions in
+            state.setPlaybackRange(range, of: entry, audibleFrame: audible, into: &actions)
         }
     }
 }

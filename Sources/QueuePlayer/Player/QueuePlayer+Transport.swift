@@ -96,7 +96,7 @@ extension QueuePlayer {
     private func load(_ item: PlayerItem) {
         guard !item.url.isRemoteItem, let entry = entry(for: item) else { return }
         do {
-            item.markReady(try engine.openDecoder(item.url).info(for: entry))
+            item.markReady(try engine.openDecoder(for: entry).info(for: entry))
         } catch {
             item.markFailed(error)
         }

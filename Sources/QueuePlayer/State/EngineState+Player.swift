@@ -185,14 +185,17 @@ extension PlaybackEngine.State {
         return rearranged
     }
 
-    /// Queues the entries of a saved queue with their ids and `priorities` (by id; the first entry of the order has
-    /// none), the first cued at `start`.
+    /// Queues the entries of a saved queue with their ids, `priorities` (by id; the first entry of the order has
+    /// none) and `playbackRanges` (by id), the first cued at `start`.
     mutating func restore(
-        _ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8], into actions: inout [Action]
+        _ entries: [QueueEntry], startingAt start: MediaTime, priorities: [Int: UInt8],
+        playbackRanges: [Int: MediaTimeRange], into actions: inout [Action]
     ) {
         actions += enqueue(restoring: entries)
         player.register(entries.map { PlayerItem(location: $0.location) }, as: entries)
-        for entry in entries where entry != firstInOrder {
+        for entry in entries {
+            player.playbackRanges[entry.id] = playbackRanges[entry.id]
+            guard entry != firstInOrder else { continue }
             if let priority = priorities[entry.id], priority > 0 { player.priorities[entry.id] = priority }
         }
         if start.isNumeric, start.value > 0 {

@@ -49,16 +49,19 @@ extension PlaybackEngine.State {
     }
 
     /// Makes `order` the order, its first entry starting from its beginning: what was decoded ahead is dropped.
-    private mutating func startAfresh(with order: [QueueEntry]) -> [Action] {
+    mutating func startAfresh(with order: [QueueEntry]) -> [Action] {
         pending = order
         forgetQueueEndReport()
         return restart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
     }
 
     /// Makes `order` (which keeps the playing entry first, if any) the play order. If the entries already decoded
-    /// are still its prefix, only the pending part changes; otherwise the playing entry restarts at the frame being
-    /// heard, and everything after it is decoded again. Returns the seek completions of a restart it replaced.
-    mutating func reorder(to order: [QueueEntry], audibleFrame audible: Int) -> [@Sendable (Bool) -> Void] {
+    /// are still its prefix, only the pending part changes; otherwise, or when `redecoding` (an entry decoded ahead
+    /// plays differently now), the playing entry restarts at the frame being heard, and everything after it is
+    /// decoded again. Returns the seek completions of a restart it replaced.
+    mutating func reorder(
+        to order: [QueueEntry], audibleFrame audible: Int, redecoding: Bool = false
+    ) -> [@Sendable (Bool) -> Void] {
         var replaced: [@Sendable (Bool) -> Void] = []
         defer { forgetQueueEndReport() }
         let decoded = timeline.entries + (opening.map { [$0] } ?? [])
@@ -68,7 +71,7 @@ extension PlaybackEngine.State {
             if waiting.resumes != nil, waiting.resumes != order.first {
                 replaced = replaceRestart(with: PlaybackEngine.Restart(startFrame: 0, resumes: nil))
             }
-        } else if order.starts(with: decoded) {
+        } else if !redecoding, order.starts(with: decoded) {
             if decoded.isEmpty, case .restarting(let taken) = activity, order.first != pending.first {
                 // The restart under way starts the first pending entry at its frame, and that entry is no longer
                 // first (the soak found the next item starting at the frame of the one removed): the new first

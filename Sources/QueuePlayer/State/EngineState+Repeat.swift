@@ -23,6 +23,7 @@ extension PlaybackEngine.State {
         }
         player.register([item.repetition()], as: [repetition])
         player.repetitions[entry.id] = repetition
+        player.playbackRanges[repetition.id] = player.playbackRanges[entry.id]
         forgetQueueEndReport()
     }
 
@@ -37,6 +38,7 @@ extension PlaybackEngine.State {
             guard player.repetitions[left.id] == nil, let item = player.items[left.id] else { return }
             let repetition = insertItems([item.repetition()], after: nil, audibleFrame: audible, into: &actions)[0]
             player.repetitions[left.id] = repetition
+            player.playbackRanges[repetition.id] = player.playbackRanges[left.id]
         }
     }
 

@@ -21,6 +21,9 @@ struct PlayerModel {
     var unshuffledRanks: [Int: Int] = [:]
     /// The priority of each queued entry that has one above 0, by entry id (`QueuePlayer/setPriority(_:of:)`).
     var priorities: [Int: UInt8] = [:]
+    /// The part of each queued entry that plays, for those that play a part (`QueuePlayer/setPlaybackRange(_:of:)`);
+    /// an entry's repetition plays the same part.
+    var playbackRanges: [Int: MediaTimeRange] = [:]
     /// The entry queued to repeat each entry decoded to its end (or skipped) under a repeat mode, by the original's
     /// id, until the repetition itself is let go: so that an entry is repeated once, and a skip or removal of it
     /// settles its repetition (also while the original's end is being reported).
@@ -56,6 +59,7 @@ struct PlayerModel {
     mutating func release(_ entry: QueueEntry) {
         unshuffledRanks[entry.id] = nil
         priorities[entry.id] = nil
+        playbackRanges[entry.id] = nil
         if let original = repetitions.first(where: { $0.value == entry })?.key { repetitions[original] = nil }
         guard let item = items.removeValue(forKey: entry.id) else { return }
         if currentItem === item, actionAtItemEnd != .advance {
