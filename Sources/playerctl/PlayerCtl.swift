@@ -18,7 +18,8 @@ struct PlayerCtl: ParsableCommand {
             DaemonVerb.self, PlayVerb.self, PauseVerb.self, PlayPauseVerb.self, StopVerb.self, NextVerb.self,
             PreviousVerb.self, PositionVerb.self, VolumeVerb.self, StatusVerb.self, MetadataVerb.self,
             OpenVerb.self, AddVerb.self, InsertVerb.self, RemoveVerb.self, MoveVerb.self, PriorityVerb.self,
-            TagVerb.self, UntagVerb.self, ClearVerb.self, QueueVerb.self, BackgroundVerb.self, ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
+            TagVerb.self, UntagVerb.self, RangeVerb.self, ClearVerb.self, QueueVerb.self, BackgroundVerb.self,
+            ForegroundVerb.self, QuitVerb.self, LoopVerb.self,
             ShuffleVerb.self, ReplayGainVerb.self, SnapcastPluginVerb.self,
         ]
     )

@@ -31,6 +31,8 @@ struct ControlProtocolTests {
         (.tag(item: 7, name: "Title", value: "Song"), #"{"command":"tag","item":7,"name":"Title","value":"Song"}"#),
         (.untag(item: 7, name: nil), #"{"command":"untag","item":7}"#),
         (.untag(item: 7, name: "Artist"), #"{"command":"untag","item":7,"name":"Artist"}"#),
+        (.range(item: 7, start: 1.5, end: 3), #"{"command":"range","end":3,"item":7,"start":1.5}"#),
+        (.range(item: 7, start: nil, end: nil), #"{"command":"range","item":7}"#),
         (.loop(nil), #"{"command":"loop"}"#), (.loop(.track), #"{"command":"loop","status":"Track"}"#),
         (.shuffle(nil), #"{"command":"shuffle"}"#), (.shuffle(.toggle), #"{"command":"shuffle","status":"Toggle"}"#),
         (.modes(repeat: nil, single: nil), #"{"command":"modes"}"#),
@@ -78,6 +80,9 @@ struct ControlProtocolTests {
             (#"{"id": "a", "command": "loop", "status": "Often"}"#, "'Often' is not one of None, Track, Playlist"),
             (#"{"id": "a", "command": "modes", "single": "Twice"}"#, "modes: 'Twice' is not one of Off, On, Once"),
             (#"{"id": "a", "command": "modes", "repeat": "yes"}"#, "request field 'repeat' must be"),
+            (#"{"id": "a", "command": "range", "item": 7, "start": -1}"#, "range: 'start' must be a number of seconds"),
+            (#"{"id": "a", "command": "range", "item": 7, "start": 2, "end": 1}"#, "range: 'end' must be a number"),
+            (#"{"id": "a", "command": "range", "start": 1}"#, "range: needs 'item' (a queue id)"),
         ]
         for (line, words) in cases {
             guard case .failure(let id, let message) = Self.parse(line) else {

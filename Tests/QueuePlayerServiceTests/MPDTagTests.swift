@@ -23,16 +23,10 @@ struct MPDTagTests {
         client = MPDTestClient(of: service)
     }
 
-    /// The id `addid` answers with.
-    private func addID(_ uri: String) throws -> Int {
-        let answer = client.run("addid \(uri)")
-        return try #require(Int(answer.dropFirst("Id: ".count).prefix { $0.isNumber }), "\(answer)")
-    }
-
     @Test("addtagid adds tags in the order given, as mpd lists them; cleartagid takes back one tag, or every tag")
     func listed() throws {
         _ = client.run("add join-1.mp3")
-        let id = try addID(Self.remote)
+        let id = try client.addID(Self.remote)
         for line in [
             #"addtagid \#(id) Title "Remote title""#, "addtagid \(id) artist A1", "addtagid \(id) Artist A2",
             #"addtagid \#(id) Comment "client=upmpdcli;""#, #"addtagid \#(id) Album """#, "addtagid \(id) track 3",
@@ -52,14 +46,11 @@ struct MPDTagTests {
 
     @Test("each tag given or taken back is one change of the queue; one that changes nothing is none")
     func toldAsQueueChanges() async throws {
-        let id = try addID(Self.remote)
+        let id = try client.addID(Self.remote)
         var changes = service.mpdChanges().makeAsyncIterator()
-        func version() -> Substring? {
-            client.run("status").split(separator: "\n").first { $0.hasPrefix("playlist: ") }
-        }
-        let before = version()
+        let before = client.queueVersion()
         #expect(client.run("addtagid \(id) Title One") == "OK\n")
-        #expect(version() != before, "plchanges tells a client that read the queue before to read it again")
+        #expect(client.queueVersion() != before, "plchanges tells a client that read the queue before to read it again")
         #expect(client.run("addtagid \(id) Album Two") == "OK\n")
         #expect(client.run("cleartagid \(id) Genre") == "OK\n")
         #expect(client.run("addtagid \(id) Title \"\"") == "OK\n")
@@ -69,8 +60,8 @@ struct MPDTagTests {
 
     @Test("refused as mpd refuses: the id, then the tag, then the song, then a local file; a refusal changes nothing")
     func refusals() throws {
-        let file = try addID("join-1.mp3")
-        let id = try addID(Self.remote)
+        let file = try client.addID("join-1.mp3")
+        let id = try client.addID(Self.remote)
         for (line, answer) in [
             ("addtagid \(file) Title X", "ACK [4@0] {addtagid} Cannot edit tags of local file"),
             ("cleartagid \(file)", "ACK [4@0] {cleartagid} Cannot edit tags of local file"),
@@ -91,7 +82,7 @@ struct MPDTagTests {
 
     @Test("the current song shows its given tags to every front end while it says nothing of itself")
     func shownByEveryFrontEnd() throws {
-        let id = try addID(Self.remote)
+        let id = try client.addID(Self.remote)
         #expect(service.run(.tag(item: id, name: "title", value: "Given")).ok == true)
         #expect(service.run(.tag(item: id, name: "Artist", value: "Band")).ok == true)
         let current = try #require(service.controller.snapshot().current)

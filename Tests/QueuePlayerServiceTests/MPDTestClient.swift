@@ -1,5 +1,6 @@
 import QueuePlayerService
 import TestSupport
+import Testing
 
 /// One MPD client of a daemon core in-process: its commands carried out by a runner of its own, as a TCP client's
 /// are, with the fixtures' folder as the music folder.
@@ -20,6 +21,17 @@ struct MPDTestClient {
 
     /// The answers to `lines`, sent one after the other outside a command list, up to the first error.
     func run(_ lines: String...) -> String { runner.run(lines: lines, listOK: false).text }
+
+    /// Queues `uri` with `addid` and returns the id it answers with.
+    func addID(_ uri: String) throws -> Int {
+        let answer = run("addid \(uri)")
+        return try #require(Int(answer.dropFirst("Id: ".count).prefix { $0.isNumber }), "\(answer)")
+    }
+
+    /// The queue's version `status` gives (its `playlist` line): a change of the queue is a new one.
+    func queueVersion() -> Substring? {
+        run("status").split(separator: "\n").first { $0.hasPrefix("playlist: ") }
+    }
 
     /// Queues `count` songs (the join fixtures in turn) and returns the queue's ids.
     func queue(_ count: Int) -> [Int] {

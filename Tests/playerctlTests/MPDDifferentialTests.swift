@@ -140,11 +140,13 @@ struct MPDDifferentialTests {
             #expect(Self.comparable(ours[index]) == Self.comparable(theirs[index]), "answers to \(line)")
         }
 
-        let theirTags = await Self.tagAnswers(port: mpd.port)
-        let ourTags = await Self.tagAnswers(port: port)
-        #expect(theirTags.count == Self.tagSession.count, "\(theirTags)")
-        for (index, line) in Self.tagSession.enumerated() where index < min(theirTags.count, ourTags.count) {
-            #expect(Self.comparable(ourTags[index]) == Self.comparable(theirTags[index]), "answers to \(line)")
+        for (session, songs) in [(Self.tagSession, Self.fileAndRemote), (Self.rangeSession, Self.twoFilesAndRemote)] {
+            let theirs = await Self.answers(to: session, afterAdding: songs, port: mpd.port)
+            let ours = await Self.answers(to: session, afterAdding: songs, port: port)
+            #expect(theirs.count == session.count, "\(theirs)")
+            for (index, line) in session.enumerated() where index < min(theirs.count, ours.count) {
+                #expect(Self.comparable(ours[index]) == Self.comparable(theirs[index]), "answers to \(line)")
+            }
         }
 
         let listed = { (port: Int) in
@@ -157,25 +159,42 @@ struct MPDDifferentialTests {
         #expect(await daemon.exitStatus() == 0, "\(daemon.log)")
     }
 
-    /// Tags given to a queued remote song and to a file, with `{file}` and `{remote}` their ids on each server: the
-    /// remote song is never played, so nothing is fetched.
+    /// A file and a remote song, queued for ``tagSession``: the remote song is never played, so nothing is fetched.
+    static let fileAndRemote = ["stereo-44k-5s.mp3", "http://127.0.0.1:9/track.mp3"]
+
+    /// Tags given to a queued remote song (`{1}`) and to a file (`{0}`).
     static let tagSession = [
-        "addtagid {file} Title X", "cleartagid {file}", #"addtagid {remote} Title "Remote title""#,
-        "addtagid {remote} artist A1", "addtagid {remote} Artist A2", #"addtagid {remote} Comment "client=x;""#,
-        #"addtagid {remote} Album """#, "addtagid {remote} track 3", "playlistid {remote}",
-        "cleartagid {remote} ARTIST", "playlistid {remote}", "addtagid {remote} Bogus x", "cleartagid {remote} Bogus",
-        "addtagid 9999 Title x", "cleartagid 9999", "addtagid x Title x", "addtagid {remote} Title",
-        "cleartagid {remote} Title X", "cleartagid {remote}", "playlistinfo", "clear",
+        "addtagid {0} Title X", "cleartagid {0}", #"addtagid {1} Title "Remote title""#,
+        "addtagid {1} artist A1", "addtagid {1} Artist A2", #"addtagid {1} Comment "client=x;""#,
+        #"addtagid {1} Album """#, "addtagid {1} track 3", "playlistid {1}",
+        "cleartagid {1} ARTIST", "playlistid {1}", "addtagid {1} Bogus x", "cleartagid {1} Bogus",
+        "addtagid 9999 Title x", "cleartagid 9999", "addtagid x Title x", "addtagid {1} Title",
+        "cleartagid {1} Title X", "cleartagid {1}", "playlistinfo", "clear",
     ]
 
-    /// The answers to ``tagSession`` on the server at `port`, once a file and a remote song are queued there.
-    private static func tagAnswers(port: Int) async -> [String] {
-        let added = await MPDSessionReplay.answers(
-            port: port, lines: ["clear", "addid stereo-44k-5s.mp3", "addid http://127.0.0.1:9/track.mp3"])
+    /// Two files and a remote song, queued for ``rangeSession`` while both servers are stopped.
+    static let twoFilesAndRemote = ["stereo-44k-5s.mp3", "id3v24-multi.mp3", "http://127.0.0.1:9/track.mp3"]
+
+    /// Parts of the queued songs played in place of the whole: the first song (`{0}`, current but stopped), the
+    /// second (`{1}`) with ends open, cut at the song's end, in milliseconds and cleared, the remote one (`{2}`,
+    /// whose length is not known), and the refusals.
+    static let rangeSession = [
+        "rangeid {1} 1:2", "playlistid {1}", "rangeid {1} 1.5:", "playlistid {1}", "rangeid {1} :2.0005",
+        "playlistid {1}", "rangeid {1} 0:", "playlistid {1}", "rangeid {1} 0.5:99", "playlistid {1}",
+        "rangeid {1} :", "playlistid {1}", "rangeid {1} 99:", "rangeid {1} 2-5", "rangeid {1} 5:3", "rangeid {1} 1:1",
+        "rangeid {1} -1:2", "rangeid {1} 1:2:3", "rangeid {1} 5", "rangeid {1} x:", "rangeid 9999 1:2",
+        "rangeid x 1:2", "rangeid {1}", "rangeid {2} 1:2", "playlistid {2}", "rangeid {0} 1:2", "playlistinfo",
+        "clear",
+    ]
+
+    /// The answers to `session` on the server at `port` after `clear` and `addid` of each of `songs`, with `{0}`,
+    /// `{1}`… in its lines the ids the songs got there.
+    private static func answers(to session: [String], afterAdding songs: [String], port: Int) async -> [String] {
+        let added = await MPDSessionReplay.answers(port: port, lines: ["clear"] + songs.map { "addid \($0)" })
         let ids = added.dropFirst().map { String($0.dropFirst("Id: ".count).prefix { $0.isNumber }) }
-        guard ids.count == 2 else { return added }
-        let lines = tagSession.map {
-            $0.replacingOccurrences(of: "{file}", with: ids[0]).replacingOccurrences(of: "{remote}", with: ids[1])
+        guard ids.count == songs.count else { return added }
+        let lines = session.map { line in
+            ids.enumerated().reduce(line) { $0.replacingOccurrences(of: "{\($1.offset)}", with: $1.element) }
         }
         return await MPDSessionReplay.answers(port: port, lines: lines)
     }

@@ -134,13 +134,23 @@ package struct EntryLine: Codable, Sendable, Equatable {
     package var startsAt: Double?
     /// The item's priority (see ``ControlCommand/priority(_:ids:)``); absent when it has none.
     package var priority: Int?
+    /// Seconds into the item where the part it plays begins (see ``ControlCommand/range(item:start:end:)``); absent
+    /// when it plays whole.
+    package var rangeStart: Double?
+    /// Seconds into the item where the part it plays ends; absent when it plays whole or to its end.
+    package var rangeEnd: Double?
 
     /// A line with the fields given.
-    package init(id: Int, url: String, current: Bool, startsAt: Double? = nil, priority: Int? = nil) {
+    package init(
+        id: Int, url: String, current: Bool, startsAt: Double? = nil, priority: Int? = nil, rangeStart: Double? = nil,
+        rangeEnd: Double? = nil
+    ) {
         self.id = id
         self.url = url
         self.current = current
         self.startsAt = startsAt
         self.priority = priority
+        self.rangeStart = rangeStart
+        self.rangeEnd = rangeEnd
     }
 }

@@ -85,6 +85,10 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// `untag`: takes back the tags `name` given to the queued item `item`, or every tag given to it when nil
     /// (MPD's `cleartagid`).
     case untag(item: Int, name: String?)
+    /// `range`: makes the queued item `item` play from `start` to `end` (seconds into it) in place of the whole
+    /// item, as if that part were all of it (MPD's `rangeid`); `start` nil is its start, `end` nil its end, both nil
+    /// the whole item again. Refused for the current item.
+    case range(item: Int, start: Double?, end: Double?)
     /// `loop`: report (nil) or set what plays again.
     case loop(LoopStatus?)
     /// `shuffle`: report (nil), or turn on, off, or over.
@@ -100,7 +104,8 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case play, pause
         case playPause = "play-pause"
         case stop, next, previous, status, metadata, queue, clear, background, foreground, quit, subscribe, position
-        case volume, open, add, insert, remove, move, priority, rearrange, tag, untag, loop, shuffle, modes
+        case volume, open, add, insert, remove, move, priority, rearrange, tag, untag, range, loop, shuffle
+        case modes
         case replayGain = "replaygain"
     }
 
@@ -132,6 +137,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .rearrange: .rearrange
         case .tag: .tag
         case .untag: .untag
+        case .range: .range
         case .loop: .loop
         case .shuffle: .shuffle
         case .modes: .modes
@@ -155,6 +161,17 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         return level
     }
 
+    /// Checks a `range` command's times: each a finite number of seconds, `start` 0 or more, `end` after it (or after
+    /// 0); an error naming the one that is not.
+    package static func checkRange(start: Double?, end: Double?) throws(ControlError) {
+        if let start, !(start.isFinite && start >= 0) {
+            throw ControlError("range: 'start' must be a number of seconds from 0 on, not \(start)")
+        }
+        if let end, !(end.isFinite && end > (start ?? 0)) {
+            throw ControlError("range: 'end' must be a number of seconds after 'start' (\(start ?? 0)), not \(end)")
+        }
+    }
+
     /// The shortest position interval a subscription may ask for.
     package static let shortestSubscriptionInterval = 0.01
 
@@ -171,7 +188,7 @@ package enum ControlCommand: Sendable, Equatable, Codable {
     /// The fields of a request that commands take.
     private enum Field: String, CodingKey {
         case command, seconds, level, relative, uri, items, item, after, to, interval, unplayed, status
-        case `repeat`, single, mode, priority, ids, name, value
+        case `repeat`, single, mode, priority, ids, name, value, start, end
     }
 
     /// Reads a command from a request's object; throws ``ControlError`` naming an unknown command or a missing field,
@@ -239,6 +256,11 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .untag:
             self = .untag(
                 item: try required(.item, "a queue id"), name: try fields.decodeIfPresent(String.self, forKey: .name))
+        case .range:
+            let start = try fields.decodeIfPresent(Double.self, forKey: .start)
+            let end = try fields.decodeIfPresent(Double.self, forKey: .end)
+            try Self.checkRange(start: start, end: end)
+            self = .range(item: try required(.item, "a queue id"), start: start, end: end)
         case .loop:
             let status = try fields.decodeIfPresent(String.self, forKey: .status)
             self = .loop(try status.map { name throws(ControlError) in try LoopStatus.named(name, in: "loop") })
@@ -296,6 +318,10 @@ package enum ControlCommand: Sendable, Equatable, Codable {
         case .untag(let id, let name):
             try fields.encode(id, forKey: .item)
             try fields.encodeIfPresent(name, forKey: .name)
+        case .range(let id, let start, let end):
+            try fields.encode(id, forKey: .item)
+            try fields.encodeIfPresent(start, forKey: .start)
+            try fields.encodeIfPresent(end, forKey: .end)
         case .loop(let status):
             try fields.encodeIfPresent(status?.rawValue, forKey: .status)
         case .shuffle(let status):

@@ -89,6 +89,7 @@ extension PlayerController {
             }
         case .tag(let id, let name, let value): try tag(entry(id, command: "tag"), name: name, value: value)
         case .untag(let id, let name): try untag(entry(id, command: "untag"), name: name)
+        case .range(let id, let start, let end): try setRange(of: entry(id, command: "range"), start: start, end: end)
         case .clear: player.removeAllItems()
         case .loop(let status): if let status { setLoop(status) }
         case .modes(let repeats, let single): setModes(repeats: repeats, single: single)
@@ -105,9 +106,11 @@ extension PlayerController {
             return ControlReply(
                 queue: listing.entries.enumerated().map { index, entry in
                     let start = player.item(for: entry)?.startTime.seconds ?? 0
+                    let range = listing.ranges[entry.id]
                     return EntryLine(
                         id: entry.id, url: entry.location, current: index == 0, startsAt: start > 0 ? start : nil,
-                        priority: listing.priorities[entry.id].map(Int.init))
+                        priority: listing.priorities[entry.id].map(Int.init), rangeStart: range?.start.seconds,
+                        rangeEnd: range.flatMap { $0.end.isNumeric ? $0.end.seconds : nil })
                 })
         case .background: application.enterBackground()
         case .foreground: application.enterForeground()

@@ -33,7 +33,8 @@ extension PlayerController {
                 shuffles: saved.shuffles, replayGain: saved.replayGain, isPlaying: saved.wasPlaying)
         }
         guard let first = saved.queue.first else { return false }
-        player.restore(saved.queue, startingAt: saved.position, priorities: saved.priorities)
+        player.restore(
+            saved.queue, startingAt: saved.position, priorities: saved.priorities, playbackRanges: saved.ranges)
         // Episodes are named as their feeds name them; the first entry starts at the saved position, episodes after
         // it where each was left.
         for (index, entry) in saved.queue.enumerated() {
@@ -41,7 +42,8 @@ extension PlayerController {
         }
         state.withLock { state in
             state.entryTags = saved.tags
-            state.savedQueue = QueueListing(entries: saved.queue, priorities: saved.priorities, tags: saved.tags)
+            state.savedQueue = QueueListing(
+                entries: saved.queue, priorities: saved.priorities, tags: saved.tags, ranges: saved.ranges)
         }
         FreedMemory.release(afterQueueChangedFrom: 0, to: saved.queue.count)
         let position = fixedDecimals(saved.positionSeconds, places: 2)
@@ -80,11 +82,12 @@ extension PlayerController {
         }
     }
 
-    /// Writes the queue, its priorities and tags when they differ from what was written last (a 10,000-item queue
-    /// takes milliseconds to write; comparing takes microseconds).
+    /// Writes the queue, its priorities, tags and ranges when they differ from what was written last (a 10,000-item
+    /// queue takes milliseconds to write; comparing takes microseconds).
     private func saveQueue() {
         save(queueListing(), as: \.savedQueue, what: "the queue") { listing in
-            try store.saveQueue(listing.entries, priorities: listing.priorities, tags: listing.tags)
+            try store.saveQueue(
+                listing.entries, priorities: listing.priorities, tags: listing.tags, ranges: listing.ranges)
         }
     }
 

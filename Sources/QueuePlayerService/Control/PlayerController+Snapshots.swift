@@ -71,10 +71,12 @@ extension PlayerController {
         return snapshot()
     }
 
-    /// The queue, its priorities and the tags given to its entries, read now.
+    /// The queue, its priorities, the tags given to its entries and their playback ranges, read now.
     package func queueListing() -> QueueListing {
         let entries = player.entries()
-        return QueueListing(entries: entries, priorities: player.priorities(), tags: entryTags(of: entries))
+        return QueueListing(
+            entries: entries, priorities: player.priorities(), tags: entryTags(of: entries),
+            ranges: player.playbackRanges())
     }
 
     /// The player's current item, its tags read (from the file, once, when the player has not opened it yet).
@@ -126,10 +128,9 @@ extension PlayerController {
     package func mpdState() -> MPDPlayerState {
         telling.withLock { _ in
             let current = currentEntry()?.item
-            let entries = player.entries()
             return MPDPlayerState(
-                snapshot: snapshot(), queue: entries, priorities: player.priorities(), tags: entryTags(of: entries),
-                format: current?.format, bitRate: current?.estimatedDataRate)
+                snapshot: snapshot(), listing: queueListing(), format: current?.format,
+                bitRate: current?.estimatedDataRate)
         }
     }
 

@@ -33,8 +33,7 @@ package final class MPDChangeFeed: Sendable {
                 tell(changed)
             },
             { [self] snapshot, queue in
-                let state = MPDPlayerState(
-                    snapshot: snapshot, queue: queue.entries, priorities: queue.priorities, tags: queue.tags)
+                let state = MPDPlayerState(snapshot: snapshot, listing: queue)
                 let (previous, toldAtOnce) = seen.withLock { seen in
                     defer { seen = (state, []) }
                     return seen

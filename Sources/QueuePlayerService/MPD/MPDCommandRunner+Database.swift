@@ -77,8 +77,16 @@ extension MPDCommandRunner {
     /// An indexed song as MPD prints a song of its database: `file`, `Last-Modified`, `Format`, the tags this
     /// connection wants, `Time` and `duration`.
     func indexedSong(_ song: IndexedSong) -> String {
-        Self.field("file", song.path) + Self.lastModified(song.modified) + Self.format(song.description.format)
-            + MPDSongTags.lines(song.description.metadata, wanted: tags) + Self.length(song.seconds)
+        indexedSong(song, playing: nil)
+    }
+
+    /// `song` as ``indexedSong(_:)`` prints it, queued to play only `range` of itself: its `Range`, and the part's
+    /// length.
+    func indexedSong(_ song: IndexedSong, playing range: MediaTimeRange?) -> String {
+        let seconds = range.map { Self.length(of: $0, inSongOf: song.seconds) } ?? song.seconds
+        return Self.field("file", song.path) + (range.map(Self.rangeLine) ?? "") + Self.lastModified(song.modified)
+            + Self.format(song.description.format) + MPDSongTags.lines(song.description.metadata, wanted: tags)
+            + Self.length(seconds)
     }
 
     /// The `Format` line of a song decoded to `format`.

@@ -133,10 +133,11 @@ extension MPDCommandRunner {
         _ entry: QueueEntry, at position: Int, in state: MPDPlayerState, indexed: [String: IndexedSong]? = nil
     ) -> String {
         let name = musicFolder.name(of: entry.location)
+        let range = state.ranges[entry.id]
         if let song = (indexed ?? index?.current.songs)?[name], entry.isFile {
-            return indexedSong(song) + Self.place(of: entry, at: position, in: state)
+            return indexedSong(song, playing: range) + Self.place(of: entry, at: position, in: state)
         }
-        var text = Self.songFile(name, at: entry.location)
+        var text = Self.songFile(name, at: entry.location, playing: range)
         let given = state.tags[entry.id] ?? []
         if let current = state.snapshot.current, current.id == entry.id {
             // The item's own tags, when it has any, replace those given to it (MPD's stream tags do).
@@ -157,9 +158,11 @@ extension MPDCommandRunner {
         return place + "Prio: \(priority)\n"
     }
 
-    /// A song's `file` line, named `name`, and for a file at `location` its time of change.
-    static func songFile(_ name: String, at location: String) -> String {
-        field("file", name) + (QueueEntry.isFileLocation(location) ? modified(location) : "")
+    /// A song's `file` line, named `name`, its `Range` when it plays only `range` of itself, and for a file at
+    /// `location` its time of change.
+    static func songFile(_ name: String, at location: String, playing range: MediaTimeRange? = nil) -> String {
+        field("file", name) + (range.map(rangeLine) ?? "")
+            + (QueueEntry.isFileLocation(location) ? modified(location) : "")
     }
 
     /// The `Last-Modified` line of the file or folder at `path`; nothing when it cannot be read.

@@ -247,6 +247,9 @@ package struct MPDCommandRunner: Sendable {
         "cleartagid": Command(permission: .add, arguments: 1...2) { runner, arguments throws(MPDError) in
             try runner.clearTags(id: arguments[0], name: arguments.dropFirst().first)
         },
+        "rangeid": Command(permission: .add, arguments: 2...2) { runner, arguments throws(MPDError) in
+            try runner.setRange(id: arguments[0], range: arguments[1])
+        },
         "lsinfo": Command(arguments: 0...1) { runner, arguments throws(MPDError) in
             try runner.listInfo(arguments.first)
         },

@@ -11,11 +11,11 @@ package final class MPDQueueVersions: Sendable {
 
     package init() {}
 
-    /// The version of the queue `state` holds: the last one's, or one more when it (or its priorities or tags)
-    /// differs from the queue last seen.
+    /// The version of the queue `state` holds: the last one's, or one more when it (or its priorities, tags or
+    /// ranges) differs from the queue last seen.
     package func version(of player: MPDPlayerState) -> Int {
         state.withLock { state in
-            let queue = QueueListing(entries: player.queue, priorities: player.priorities, tags: player.tags)
+            let queue = player.listing
             if state.queue != queue { state = (state.version + 1, queue) }
             return state.version
         }

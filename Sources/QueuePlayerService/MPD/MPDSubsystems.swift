@@ -67,9 +67,7 @@ package struct MPDSubsystems: OptionSet, Sendable {
     package static func changes(from old: MPDPlayerState?, to new: MPDPlayerState) -> MPDSubsystems {
         guard let old else { return [.playlist, .player, .mixer, .options] }
         var changed: MPDSubsystems = []
-        if old.queue != new.queue || old.priorities != new.priorities || old.tags != new.tags {
-            changed.insert(.playlist)
-        }
+        if old.listing != new.listing { changed.insert(.playlist) }
         let (was, now) = (old.snapshot, new.snapshot)
         if was.status != now.status || was.current != now.current || was.jumps != now.jumps || old.error != new.error {
             changed.insert(.player)
@@ -92,6 +90,8 @@ package struct MPDPlayerState: Equatable, Sendable {
     package var priorities: [Int: UInt8]
     /// The tags given to each entry of ``queue`` that has some, by entry id (`addtagid`).
     package var tags: [Int: [EntryTag]]
+    /// The part of its song each entry of ``queue`` playing a part plays, by entry id (`rangeid`).
+    package var ranges: [Int: MediaTimeRange]
     /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
     package var format: AudioFormat?
     /// The current item's bit rate in bits a second, once it is open (``PlayerItem/estimatedDataRate``).
@@ -101,12 +101,25 @@ package struct MPDPlayerState: Equatable, Sendable {
         snapshot: PlayerSnapshot, queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:],
         format: AudioFormat? = nil, bitRate: Int? = nil
     ) {
+        self.init(
+            snapshot: snapshot, listing: QueueListing(entries: queue, priorities: priorities, tags: tags),
+            format: format, bitRate: bitRate)
+    }
+
+    /// The state `snapshot` and the queue `listing` give, with the current item's `format` and `bitRate`.
+    package init(snapshot: PlayerSnapshot, listing: QueueListing, format: AudioFormat? = nil, bitRate: Int? = nil) {
         self.snapshot = snapshot
-        self.queue = queue
-        self.priorities = priorities
-        self.tags = tags
+        queue = listing.entries
+        priorities = listing.priorities
+        tags = listing.tags
+        ranges = listing.ranges
         self.format = format
         self.bitRate = bitRate
+    }
+
+    /// The queue as it was read with the snapshot.
+    package var listing: QueueListing {
+        QueueListing(entries: queue, priorities: priorities, tags: tags, ranges: ranges)
     }
 
     /// What `status` says in `error`: why nothing is heard though playback is wanted (a station being reconnected,

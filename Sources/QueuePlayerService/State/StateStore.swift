@@ -20,6 +20,8 @@ package final class StateStore: Sendable {
         package var priorities: [Int: UInt8]
         /// The tags given to each entry of `queue` that has some, by entry id, in the order given.
         package var tags: [Int: [EntryTag]] = [:]
+        /// The part of its item each entry of `queue` playing a part plays, by entry id.
+        package var ranges: [Int: MediaTimeRange] = [:]
         /// Frames into the first entry of `queue`.
         package var positionFrames: Int
         /// The same, in seconds (shown before the item is opened again).
@@ -199,23 +201,36 @@ package final class StateStore: Sendable {
                 table.primaryKey(["entryID", "ordinal"])
             }
         }
+        migrator.registerMigration("v13: playback ranges") { database in
+            try database.alter(table: "queueItem") { table in
+                table.add(column: "rangeStart", .double)
+                table.add(column: "rangeEnd", .double)
+            }
+        }
         return migrator
     }
 
-    /// Replaces the saved queue with `queue` (the current entry first), the `priorities` of its entries and the
-    /// `tags` given to them (both by id).
+    /// Replaces the saved queue with `queue` (the current entry first), the `priorities` of its entries, the `tags`
+    /// given to them and the playback `ranges` they play (each by id; a range in seconds, its end empty when open).
     package func saveQueue(
-        _ queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:]
+        _ queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:],
+        ranges: [Int: MediaTimeRange] = [:]
     ) throws {
         try database.write { database in
             try database.execute(sql: "DELETE FROM queueItem")
             try database.execute(sql: "DELETE FROM queueItemTag")
             let insert = try database.makeStatement(
-                sql: "INSERT INTO queueItem (id, ordinal, path, priority) VALUES (?, ?, ?, ?)")
+                sql: """
+                    INSERT INTO queueItem (id, ordinal, path, priority, rangeStart, rangeEnd) VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             let insertTag = try database.makeStatement(
                 sql: "INSERT INTO queueItemTag (entryID, ordinal, name, value) VALUES (?, ?, ?, ?)")
             for (ordinal, entry) in queue.enumerated() {
-                try insert.execute(arguments: [entry.id, ordinal, entry.location, Int(priorities[entry.id] ?? 0)])
+                let range = ranges[entry.id]
+                let end = range.flatMap { $0.end.isNumeric ? $0.end.seconds : nil }
+                try insert.execute(arguments: [
+                    entry.id, ordinal, entry.location, Int(priorities[entry.id] ?? 0), range?.start.seconds, end,
+                ])
                 for (tagOrdinal, tag) in (tags[entry.id] ?? []).enumerated() {
                     try insertTag.execute(arguments: [entry.id, tagOrdinal, tag.name, tag.value])
                 }
@@ -258,12 +273,18 @@ package final class StateStore: Sendable {
     /// What was saved last.
     package func load() throws -> Saved {
         try database.read { database in
-            let rows = try Row.fetchAll(database, sql: "SELECT id, path, priority FROM queueItem ORDER BY ordinal")
+            let rows = try Row.fetchAll(
+                database, sql: "SELECT id, path, priority, rangeStart, rangeEnd FROM queueItem ORDER BY ordinal")
             let queue = rows.map { row in QueueEntry(id: row["id"], location: row["path"] as String) }
             let priorities = Dictionary(
                 rows.compactMap { row -> (Int, UInt8)? in
                     let priority = UInt8(clamping: row["priority"] as Int)
                     return priority > 0 ? (row["id"], priority) : nil
+                }, uniquingKeysWith: { first, _ in first })
+            let ranges = Dictionary(
+                rows.compactMap { row -> (Int, MediaTimeRange)? in
+                    guard let start = row["rangeStart"] as Double? else { return nil }
+                    return (row["id"], MediaTimeRange(seconds: start, to: row["rangeEnd"]))
                 }, uniquingKeysWith: { first, _ in first })
             let tagRows = try Row.fetchAll(
                 database, sql: "SELECT entryID, name, value FROM queueItemTag ORDER BY entryID, ordinal")
@@ -273,7 +294,8 @@ package final class StateStore: Sendable {
             let player = try Row.fetchOne(database, sql: "SELECT * FROM player WHERE id = 1")
             let history = try String.fetchAll(database, sql: "SELECT path FROM history ORDER BY sequence")
             return Saved(
-                queue: queue, priorities: priorities, tags: tags, positionFrames: player?["positionFrames"] ?? 0,
+                queue: queue, priorities: priorities, tags: tags, ranges: ranges,
+                positionFrames: player?["positionFrames"] ?? 0,
                 positionSeconds: player?["positionSeconds"] ?? 0,
                 volume: Float(player?["volume"] as Double? ?? 1), holdsAtItemEnd: player?["holdsAtItemEnd"] ?? false,
                 holdsOnce: player?["holdsOnce"] ?? false,

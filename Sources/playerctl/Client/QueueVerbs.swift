@@ -122,6 +122,22 @@ struct UntagVerb: ParsableCommand {
     }
 }
 
+struct RangeVerb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "range",
+        abstract: "Make the queued item ID play only a part of itself, in place of the whole (MPD's rangeid).",
+        discussion: "With neither --from nor --to the item plays whole again. Not for the current item while playing.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: ArgumentHelp("The id, from `playerctl queue`.", valueName: "id")) var id: Int
+    @Option(help: ArgumentHelp("Seconds into the item where the part begins (its start when left out).")) var from:
+        Double?
+    @Option(help: ArgumentHelp("Seconds into the item where the part ends (its end when left out).")) var to: Double?
+
+    func run() throws {
+        _ = try options.call(ControlRequest(.range(item: id, start: from, end: to)))
+    }
+}
+
 struct QueueVerb: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
@@ -130,9 +146,16 @@ struct QueueVerb: ParsableCommand {
 
     func run() throws {
         for line in try options.call(ControlRequest(.queue)).queue ?? [] {
-            let start = line.startsAt.map { "\tfrom \(MetadataTemplate.duration(Int64($0 * 1_000_000)))" } ?? ""
+            let start = line.startsAt.map { "\tfrom \(Self.time($0))" } ?? ""
             let priority = line.priority.map { "\tpriority \($0)" } ?? ""
-            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)\(start)\(priority)")
+            let range =
+                line.rangeStart.map { "\tplays \(Self.time($0))-\(line.rangeEnd.map(Self.time) ?? "end")" } ?? ""
+            print("\(line.current ? "*" : " ") \(line.id)\t\(line.url)\(start)\(priority)\(range)")
         }
+    }
+
+    /// `seconds` as the standard playerctl writes a time.
+    private static func time(_ seconds: Double) -> String {
+        MetadataTemplate.duration(Int64(seconds * 1_000_000))
     }
 }
