@@ -48,7 +48,9 @@ struct ControlSocketTests {
         let help = await playerctl("--help")
         for verb in [
             "play", "pause", "play-pause", "stop", "next", "previous", "position", "volume", "status", "metadata",
-            "open", "add", "insert", "remove", "move", "priority", "clear", "queue", "background", "foreground", "quit",
+            "open", "add", "insert", "remove", "move", "priority", "tag", "untag", "range", "clear", "queue",
+            "background",
+            "foreground", "quit",
         ] {
             #expect(help.standardOutput.contains("  \(verb) "), "help lacks \(verb)")
         }

@@ -60,6 +60,30 @@ struct StateStoreTests {
         #expect(await second.exitStatus() == 0)
     }
 
+    @Test("playerctl range: queue shows the part an item plays, the current item is refused, a restart keeps it")
+    func rangeRestored() async throws {
+        let socket = privateSocket("range")
+        let first = try daemon(socket, ["--pause"] + ["join-1", "stereo-44k-5s"].map { Fixtures.mp3($0).path })
+        _ = try await DaemonStates(socket: socket)
+        let ids = await ask(socket, "queue").split(separator: "\n").map {
+            String($0.dropFirst(2).prefix { $0 != "\t" })
+        }
+        #expect(await control(socket, "range", ids[1], "--from", "1.5", "--to", "3").status == 0)
+        let queue = await ask(socket, "queue").split(separator: "\n")
+        #expect(queue.count == 2 && queue[1].hasSuffix("\tplays 0:01-0:03"), "\(queue)")
+        let refused = await control(socket, "range", ids[0], "--from", "1")
+        #expect(
+            refused.status == 1 && refused.standardError.contains("is the current item"), "\(refused.standardError)")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await first.exitStatus() == 0)
+
+        let second = try daemon(socket)
+        _ = try await DaemonStates(socket: socket)
+        #expect(await ask(socket, "queue").split(separator: "\n") == queue)
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await second.exitStatus() == 0)
+    }
+
     @Test("a restart restores the queue with its ids, paused at the saved item and position, with the volume")
     func restartRestores() async throws {
         let socket = privateSocket("restart")
