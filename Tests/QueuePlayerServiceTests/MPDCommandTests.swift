@@ -137,6 +137,19 @@ struct MPDCommandTests {
         #expect(await service.queueChangesUntilVolume(&changes, level: 0.7) == 0)
     }
 
+    @Test("readcomments lists the tag's user-defined text frames in its order; what is no song is refused as mpd does")
+    func readComments() {
+        #expect(
+            run("readcomments replaygain.mp3")
+                == "replaygain_track_gain: -3.50 dB\nreplaygain_album_gain: -9.00 dB\nreplaygain_track_peak: 0.700000\n"
+                + "replaygain_album_peak: 0.700000\nOK\n")
+        #expect(run("readcomments join-1.mp3") == "OK\n", "a tag without such frames: nothing")
+        #expect(run("readcomments nothere.mp3") == "ACK [50@0] {readcomments} No such song\n")
+        #expect(run("readcomments ../Fixtures") == "ACK [50@0] {readcomments} No such song\n")
+        #expect(run(#"readcomments """#) == "ACK [50@0] {readcomments} No such song\n", "the music folder itself")
+        #expect(run("readcomments /etc/hostname") == "ACK [4@0] {readcomments} Access denied\n")
+    }
+
     @Test("commands lists every command carried out, and only those; a closing command closes")
     func commandList() {
         let listed = run("commands").split(separator: "\n").dropLast().map { String($0.dropFirst("command: ".count)) }

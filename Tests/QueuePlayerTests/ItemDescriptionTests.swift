@@ -54,6 +54,20 @@ struct ItemDescriptionTests {
         #expect(try PlayerItem.pictures(in: Fixtures.mp3("tagged-v23")).isEmpty)
     }
 
+    @Test("comments are the tag's user-defined text frames, in the tag's order; a tag without them has none")
+    func comments() throws {
+        #expect(
+            try PlayerItem.comments(in: Fixtures.mp3("replaygain")) == [
+                ItemComment(key: "replaygain_track_gain", value: "-3.50 dB"),
+                ItemComment(key: "replaygain_album_gain", value: "-9.00 dB"),
+                ItemComment(key: "replaygain_track_peak", value: "0.700000"),
+                ItemComment(key: "replaygain_album_peak", value: "0.700000"),
+            ])
+        #expect(try PlayerItem.comments(in: Fixtures.mp3("tagged-v24")).isEmpty)
+        #expect(throws: DecoderError.self) { try PlayerItem.comments(in: Fixtures.mp3("not-audio")) }
+        #expect(throws: DecoderError.self) { try PlayerItem.comments(in: URL(string: "http://127.0.0.1:9/a.mp3")!) }
+    }
+
     @Test("a file that is not MP3, and a URL, are refused naming them")
     func refusals() {
         let notAudio = #expect(throws: DecoderError.self) { try PlayerItem.describe(Fixtures.mp3("not-audio")) }

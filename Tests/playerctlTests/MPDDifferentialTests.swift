@@ -94,6 +94,9 @@ struct MPDDifferentialTests {
         "readpicture Mornings/two.mp3 0", "albumart Mornings/two.mp3 0", "albumart Mornings/two.mp3 3",
         "albumart stereo-44k-5s.mp3 0", "albumart Mornings/two.mp3 999", "binarylimit 63", "binarylimit 64",
         "albumart Mornings/two.mp3 0", "replay_gain_status",
+        // A tag's comments (none in these songs), and what is no song.
+        "readcomments Mornings/one.mp3", "readcomments Mornings", "readcomments nothere.mp3", #"readcomments """#,
+        "readcomments /etc/hostname", "readcomments",
     ]
 
     @Test("the same session gets the same answers from the daemon as from mpd, but for what docs/mpd.md lists")

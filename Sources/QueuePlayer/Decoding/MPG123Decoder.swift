@@ -183,20 +183,46 @@ package final class MPG123Decoder: AudioDecoder {
     /// The pictures of the local file at `url`'s ID3v2 tag (APIC frames), in the tag's order; none when it has no
     /// tag. Throws the ``DecoderError`` opening the file would throw, naming it. Reads the tag and the first frame.
     package static func pictures(in url: URL) throws(DecoderError) -> [ItemPicture] {
+        try readingID3v2(of: url, keepsPictures: true) { tag in
+            guard let pictures = tag.picture else { return [] }
+            return (0..<tag.pictures).map { index in
+                var picture = pictures[index]
+                let bytes = picture.data.map { Array(UnsafeBufferPointer(start: $0, count: picture.size)) } ?? []
+                let mimeType = strings(in: &picture.mime_type).first ?? ""
+                return ItemPicture(kind: Int(UInt8(bitPattern: picture.type)), mimeType: mimeType, bytes: bytes)
+            }
+        } ?? []
+    }
+
+    /// The user-defined text frames (TXXX) of the local file at `url`'s ID3v2 tag, each its description and its
+    /// (first) text, in the tag's order; none when it has no tag. Throws as ``pictures(in:)`` does.
+    package static func comments(in url: URL) throws(DecoderError) -> [ItemComment] {
+        try readingID3v2(of: url) { tag in
+            guard let frames = tag.extra else { return [] }
+            return (0..<tag.extras).compactMap { index in
+                var frame = frames[index]
+                guard let key = strings(in: &frame.description).first, let value = strings(in: &frame.text).first
+                else { return nil }
+                return ItemComment(key: key, value: value)
+            }
+        } ?? []
+    }
+
+    /// What `read` makes of the local file at `url`'s ID3v2 tag (its pictures kept when `keepsPictures`), the tag
+    /// valid for that call only; nil when the file has no tag. Throws the ``DecoderError`` opening the file would
+    /// throw, naming it. Reads the tag and the first frame.
+    private static func readingID3v2<Value>(
+        of url: URL, keepsPictures: Bool = false, _ read: (inout mpg123_id3v2) -> Value
+    ) throws(DecoderError) -> Value? {
         try checkReadableFile(url)
-        let handle = try openHandle(url, reading: fileReader(url), keepsPictures: true)
+        let handle = try openHandle(url, reading: fileReader(url), keepsPictures: keepsPictures)
         defer { mpg123_delete(handle) }
         var v1: UnsafeMutablePointer<mpg123_id3v1>?
         var v2: UnsafeMutablePointer<mpg123_id3v2>?
         guard mpg123_meta_check(handle) & MPG123_ID3 != 0, mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue,
-            let tag = v2?.pointee, let pictures = tag.picture
-        else { return [] }
-        return (0..<tag.pictures).map { index in
-            var picture = pictures[index]
-            let bytes = picture.data.map { Array(UnsafeBufferPointer(start: $0, count: picture.size)) } ?? []
-            let mimeType = strings(in: &picture.mime_type).first ?? ""
-            return ItemPicture(kind: Int(UInt8(bitPattern: picture.type)), mimeType: mimeType, bytes: bytes)
-        }
+            let tag = v2
+        else { return nil }
+        return read(&tag.pointee)
     }
 
     /// True when the first frame carried a LAME header: libmpg123 then knows the encoder delay and padding, and

@@ -65,16 +65,45 @@ public struct ItemPicture: Hashable, Sendable {
     public static let frontCoverKind = 3
 }
 
+/// A key and a value that a file's tag holds beyond the named fields of ``ItemMetadata``: an ID3v2 user-defined
+/// text frame (`TXXX`), such as `replaygain_track_gain` or `MusicBrainz Album Id` (MPD's `readcomments` lists them).
+///
+/// A value type, safe to pass between threads.
+public struct ItemComment: Sendable, Hashable {
+    /// The frame's description: what the value is.
+    public let key: String
+    /// The frame's text (its first, when it holds several).
+    public let value: String
+
+    /// A comment saying `value` of `key`.
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
 extension PlayerItem {
+    /// The comments in the tag of the local file at `url` (``ItemComment``), in the tag's order: none when it has
+    /// none. Throws the ``DecoderError`` a player would, naming the file, when it is missing, unreadable or not MPEG
+    /// audio. Any thread; it reads the file's tag and first frame.
+    public static func comments(in url: URL) throws(DecoderError) -> [ItemComment] {
+        try requireLocalFile(url, toRead: "comments")
+        return try MPG123Decoder.comments(in: url)
+    }
+
     /// The pictures in the tag of the local file at `url`, in the tag's order: none when it has none. Throws the
     /// ``DecoderError`` a player would, naming the file, when it is missing, unreadable or not MPEG audio. Any thread;
     /// it reads the file's tag and first frame.
     public static func pictures(in url: URL) throws(DecoderError) -> [ItemPicture] {
-        guard !url.isRemoteItem else {
-            throw DecoderError(
-                .unreadable, url: url, reason: "only a local file's pictures can be read without playing it",
-                suggestion: "Download the file first")
-        }
+        try requireLocalFile(url, toRead: "pictures")
         return try MPG123Decoder.pictures(in: url)
+    }
+
+    /// Refuses a remote `url`, naming what was to be read of it: a tag is read without playing only from a file.
+    private static func requireLocalFile(_ url: URL, toRead what: String) throws(DecoderError) {
+        guard url.isRemoteItem else { return }
+        throw DecoderError(
+            .unreadable, url: url, reason: "only a local file's \(what) can be read without playing it",
+            suggestion: "Download the file first")
     }
 }

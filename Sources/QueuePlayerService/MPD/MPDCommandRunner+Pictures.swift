@@ -3,7 +3,7 @@ import Glibc
 import QueuePlayer
 
 /// Pictures and files: `albumart` (a cover file beside the song), `readpicture` (the picture in its tag),
-/// `listfiles` (a folder as it is on disk).
+/// `readcomments` (the rest of its tag), `listfiles` (a folder as it is on disk).
 extension MPDCommandRunner {
     /// The cover files `albumart` looks for beside a song, in MPD's order.
     static let coverNames = ["cover.png", "cover.jpg", "cover.jxl", "cover.webp"]
@@ -37,6 +37,26 @@ extension MPDCommandRunner {
         guard offset <= picture.bytes.count else { throw MPDError(.argument, "Bad file offset") }
         binary.stage(picture.bytes, from: offset)
         return "size: \(picture.bytes.count)\n" + (picture.mimeType.isEmpty ? "" : "type: \(picture.mimeType)\n")
+    }
+
+    /// MPD's `readcomments URI`: the comments in the song's tag (its ID3v2 `TXXX` frames), `KEY: VALUE` each, in the
+    /// tag's order; one with a line break in it is left out, as MPD leaves it out. What is not a song of this box
+    /// is `No such song`, a path outside the music folder `Access denied`, as MPD answers them.
+    func readComments(_ uri: String) throws(MPDError) -> String {
+        let location: String
+        do throws(MPDError) {
+            location = try musicFolder.item(uri, isLocalClient: isLocalClient)
+        } catch {
+            throw error.code == .permission ? error : MPDError(.noExist, "No such song")
+        }
+        guard QueueEntry.isFileLocation(location) else {
+            throw MPDError(.noExist, "only a local file's comments can be read")
+        }
+        guard let comments = try? PlayerItem.comments(in: URL(fileURLWithPath: location)) else {
+            throw MPDError(.noExist, "No such song")
+        }
+        return comments.filter { !"\($0.key)\($0.value)".contains(where: \.isNewline) }
+            .map { "\($0.key): \($0.value)\n" }.joined()
     }
 
     /// MPD's `listfiles [URI]`: a folder of the music folder as it is on disk, every file (with its size) and

@@ -114,7 +114,8 @@ package struct MPDCommandRunner: Sendable {
         "add", "addid", "load", "save", "rm", "rename", "playlistadd", "playlistdelete", "playlistclear", "lsinfo",
         "listplaylists", "listplaylist", "listplaylistinfo", "playlist", "playlistinfo", "playlistid", "plchanges",
         "listall", "listallinfo", "find", "search", "findadd", "searchadd", "count", "list", "stats", "albumart",
-        "readpicture", "listfiles", "playlistfind", "playlistsearch", "sticker", "playlistmove", "searchaddpl",
+        "readpicture", "readcomments", "listfiles", "playlistfind", "playlistsearch", "sticker", "playlistmove",
+        "searchaddpl",
     ]
 
     private static func arityMessage(_ arguments: ClosedRange<Int>, _ request: MPDRequest) -> String {
@@ -271,6 +272,9 @@ package struct MPDCommandRunner: Sendable {
         },
         "readpicture": Command(arguments: 2...2) { runner, arguments throws(MPDError) in
             try runner.readPicture(arguments[0], offset: arguments[1])
+        },
+        "readcomments": Command(arguments: 1...1) { runner, arguments throws(MPDError) in
+            try runner.readComments(arguments[0])
         },
         "binarylimit": Command(permission: [], arguments: 1...1) { runner, arguments throws(MPDError) in
             try runner.binary.setLimit(arguments[0])
