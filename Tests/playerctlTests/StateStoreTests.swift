@@ -34,6 +34,19 @@ struct StateStoreTests {
         #expect(await second.exitStatus() == 0)
     }
 
+    /// Quits `running` (on `socket`), starts another daemon on the same state, and returns the queue it lists; that
+    /// one is quit too.
+    private func queueAfterRestart(of running: RunningDaemon, socket: String) async throws -> [Substring] {
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await running.exitStatus() == 0)
+        let second = try daemon(socket)
+        _ = try await DaemonStates(socket: socket)
+        let queue = await ask(socket, "queue").split(separator: "\n")
+        #expect(await control(socket, "quit").status == 0)
+        #expect(await second.exitStatus() == 0)
+        return queue
+    }
+
     @Test("playerctl priority: shuffled, the item is next; queue shows its priority, and a restart keeps both")
     func priorityRestored() async throws {
         let socket = privateSocket("priority")
@@ -50,14 +63,7 @@ struct StateStoreTests {
         #expect(refused.status == 64 && refused.standardError.contains("from 0 to 255"), "\(refused.standardError)")
         let unknown = await control(socket, "priority", "1", "999")
         #expect(unknown.status == 1 && unknown.standardError.contains("no queued item has id 999"))
-        #expect(await control(socket, "quit").status == 0)
-        #expect(await first.exitStatus() == 0)
-
-        let second = try daemon(socket)
-        _ = try await DaemonStates(socket: socket)
-        #expect(await ask(socket, "queue").split(separator: "\n") == queue)
-        #expect(await control(socket, "quit").status == 0)
-        #expect(await second.exitStatus() == 0)
+        #expect(try await queueAfterRestart(of: first, socket: socket) == queue)
     }
 
     @Test("playerctl range: queue shows the part an item plays, the current item is refused, a restart keeps it")
@@ -74,14 +80,7 @@ struct StateStoreTests {
         let refused = await control(socket, "range", ids[0], "--from", "1")
         #expect(
             refused.status == 1 && refused.standardError.contains("is the current item"), "\(refused.standardError)")
-        #expect(await control(socket, "quit").status == 0)
-        #expect(await first.exitStatus() == 0)
-
-        let second = try daemon(socket)
-        _ = try await DaemonStates(socket: socket)
-        #expect(await ask(socket, "queue").split(separator: "\n") == queue)
-        #expect(await control(socket, "quit").status == 0)
-        #expect(await second.exitStatus() == 0)
+        #expect(try await queueAfterRestart(of: first, socket: socket) == queue)
     }
 
     @Test("a restart restores the queue with its ids, paused at the saved item and position, with the volume")

@@ -85,18 +85,14 @@ package struct MPDSubsystems: OptionSet, Sendable {
 /// A snapshot of the player with the queue read with it: what every MPD answer is made from.
 package struct MPDPlayerState: Equatable, Sendable {
     package var snapshot: PlayerSnapshot
-    package var queue: [QueueEntry]
-    /// The priority of each entry of ``queue`` that has one, by entry id (`Prio`).
-    package var priorities: [Int: UInt8]
-    /// The tags given to each entry of ``queue`` that has some, by entry id (`addtagid`).
-    package var tags: [Int: [EntryTag]]
-    /// The part of its song each entry of ``queue`` playing a part plays, by entry id (`rangeid`).
-    package var ranges: [Int: MediaTimeRange]
+    /// The queue as it was read with the snapshot.
+    package var listing: QueueListing
     /// The current item's decoded format, once it is open (`status` reads it; no change is told for it).
     package var format: AudioFormat?
     /// The current item's bit rate in bits a second, once it is open (``PlayerItem/estimatedDataRate``).
     package var bitRate: Int?
 
+    /// The state `snapshot` and a queue of `queue` with those of its entries in `priorities` and `tags` given theirs.
     package init(
         snapshot: PlayerSnapshot, queue: [QueueEntry], priorities: [Int: UInt8] = [:], tags: [Int: [EntryTag]] = [:],
         format: AudioFormat? = nil, bitRate: Int? = nil
@@ -109,18 +105,19 @@ package struct MPDPlayerState: Equatable, Sendable {
     /// The state `snapshot` and the queue `listing` give, with the current item's `format` and `bitRate`.
     package init(snapshot: PlayerSnapshot, listing: QueueListing, format: AudioFormat? = nil, bitRate: Int? = nil) {
         self.snapshot = snapshot
-        queue = listing.entries
-        priorities = listing.priorities
-        tags = listing.tags
-        ranges = listing.ranges
+        self.listing = listing
         self.format = format
         self.bitRate = bitRate
     }
 
-    /// The queue as it was read with the snapshot.
-    package var listing: QueueListing {
-        QueueListing(entries: queue, priorities: priorities, tags: tags, ranges: ranges)
-    }
+    /// The queue's entries, the current one first.
+    package var queue: [QueueEntry] { listing.entries }
+    /// The priority of each entry of ``queue`` that has one, by entry id (`Prio`).
+    package var priorities: [Int: UInt8] { listing.priorities }
+    /// The tags given to each entry of ``queue`` that has some, by entry id (`addtagid`).
+    package var tags: [Int: [EntryTag]] { listing.tags }
+    /// The part of its song each entry of ``queue`` playing a part plays, by entry id (`rangeid`).
+    package var ranges: [Int: MediaTimeRange] { listing.ranges }
 
     /// What `status` says in `error`: why nothing is heard though playback is wanted (a station being reconnected,
     /// the audio server away), in `playerctl status`'s words; nil while sound is only being buffered, or nothing is
