@@ -117,8 +117,9 @@ public final class HTTPTestServer: Sendable {
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
 
-    /// Starts a server on 127.0.0.1 serving `routes` (by path, such as "/item.mp3"), on `port` (0: a free one); over
-    /// TLS with the PEM files `tls` names (then ``url(_:)`` is an `https` URL).
+    /// Starts a server on 127.0.0.1 serving `routes` (by path, such as "/item.mp3"), on `port` (0: one
+    /// ``LoopbackPort/free()`` gives, so that it never takes a port given to a server still starting, such as
+    /// Icecast's); over TLS with the PEM files `tls` names (then ``url(_:)`` is an `https` URL).
     public init(
         routes: [String: Route], port: Int = 0, tls: (certificate: String, key: String)? = nil
     ) async throws {
@@ -142,7 +143,7 @@ public final class HTTPTestServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(Responder(tables: tables))
                 }
             }
-            .bind(host: "127.0.0.1", port: port)
+            .bind(host: "127.0.0.1", port: port == 0 ? try LoopbackPort.free() : port)
             .get()
         self.port = channel.localAddress?.port ?? 0
     }
